@@ -1,0 +1,264 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 homeflare.proxmox contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""HTTP to PVE and PBS: members, failover, auth headers, envelope, typed errors.
+
+The one HTTP client of the collection. Reads fail over on any transport failure;
+writes only when the request provably never left (ARCHITECTURE §5).
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import json
+import ssl
+import socket
+
+try:
+    from urllib.parse import quote
+except ImportError:  # pragma: no cover - Python 2 is not supported, kept for sanity's compile test
+    from urllib import quote
+
+try:
+    import requests
+    import urllib3
+    HAS_REQUESTS = True
+    REQUESTS_IMPORT_ERROR = None
+except ImportError as exc:  # pragma: no cover - reported by the entry point
+    requests = None
+    urllib3 = None
+    HAS_REQUESTS = False
+    REQUESTS_IMPORT_ERROR = exc
+
+from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import (
+    ApiError, MaybeApplied, Unreachable)
+
+WRITE_METHODS = ('POST', 'PUT', 'DELETE')
+
+
+class Scheme:
+    """What differs between PVE and PBS on the wire; a client has exactly one."""
+
+    def __init__(self, name, port, token_prefix, token_separator, cookie_name, list_style):
+        self.name = name
+        self.port = port
+        self.token_prefix = token_prefix
+        self.token_separator = token_separator
+        self.cookie_name = cookie_name
+        self.list_style = list_style
+
+    def token_header(self, token_id, secret):
+        return '%s=%s%s%s' % (self.token_prefix, token_id, self.token_separator, secret)
+
+    def error_message(self, response):
+        """PVE wraps errors in JSON with ``message``/``errors``; PBS sends plain text."""
+        errors = {}
+        text = ''
+        try:
+            body = response.json()
+        except ValueError:
+            body = None
+        if isinstance(body, dict):
+            text = body.get('message') or ''
+            errors = body.get('errors') or {}
+        elif self.name == 'pbs' or body is None:
+            text = (response.text or '').strip()[:300]
+        return (text or response.reason or '').strip(), errors
+
+
+SCHEMES = {
+    'pve': Scheme('pve', 8006, 'PVEAPIToken', '=', 'PVEAuthCookie', 'comma'),
+    'pbs': Scheme('pbs', 8007, 'PBSAPIToken', ':', 'PBSAuthCookie', 'repeat'),
+}
+
+
+def item_path(template, values):
+    """Fill ``{name}`` placeholders with URL-quoted values (``:`` and ``@`` stay as PVE writes them)."""
+    return template.format(**dict((key, quote(str(value), safe=':@!')) for key, value in values.items()))
+
+
+def encode_form(form, scheme):
+    """A list of (key, value) pairs, form-encoded the way the scheme wants.
+
+    Booleans become 1/0; None is dropped; lists are comma-joined for PVE and
+    repeated keys for PBS.
+    """
+    pairs = []
+    for key in sorted(form):
+        value = form[key]
+        if value is None:
+            continue
+        values = value if isinstance(value, (list, tuple)) else [value]
+        values = ['1' if item is True else '0' if item is False else str(item) for item in values]
+        if scheme.list_style == 'comma' or not isinstance(value, (list, tuple)):
+            pairs.append((key, ','.join(values)))
+        else:
+            pairs.extend((key, item) for item in values)
+    return pairs
+
+
+class Member:
+    def __init__(self, host, port):
+        self.host = host
+        self.port = port
+
+    @classmethod
+    def parse(cls, text, default_port):
+        text = text.strip()
+        if text.startswith('['):
+            host, _, rest = text[1:].partition(']')
+            port = rest[1:] if rest.startswith(':') else ''
+        elif text.count(':') == 1:
+            host, port = text.split(':')
+        else:
+            host, port = text, ''
+        return cls(host, int(port) if port else default_port)
+
+    @property
+    def name(self):
+        host = '[%s]' % self.host if ':' in self.host else self.host
+        return '%s:%s' % (host, self.port)
+
+
+def _chain(exc):
+    """The exception and everything it wraps (requests hides the socket error several levels down)."""
+    seen = []
+    todo = [exc]
+    while todo:
+        current = todo.pop()
+        if current is None or any(current is item for item in seen):
+            continue
+        seen.append(current)
+        todo.extend([current.__cause__, current.__context__, getattr(current, 'reason', None)])
+        todo.extend(arg for arg in getattr(current, 'args', ()) if isinstance(arg, BaseException))
+    return seen
+
+
+def never_left(exc):
+    """True only when the request provably never reached a server, judged by error types, never text.
+
+    Connection refused, DNS failure, a certificate refused in the handshake and a
+    connect timeout happen before any byte of the request is sent.
+    """
+    if requests is not None and isinstance(exc, requests.exceptions.ConnectTimeout):
+        return True
+    for item in _chain(exc):
+        if isinstance(item, (ConnectionRefusedError, socket.gaierror, ssl.SSLCertVerificationError)):
+            return True
+        if urllib3 is not None and isinstance(item, urllib3.exceptions.NameResolutionError):
+            return True
+    return False
+
+
+def describe_transport_failure(exc):
+    for item in _chain(exc):
+        if isinstance(item, ConnectionRefusedError):
+            return 'connection refused'
+        if isinstance(item, socket.gaierror):
+            return 'name resolution failed'
+        if isinstance(item, ssl.SSLCertVerificationError):
+            return 'TLS certificate not trusted: %s' % (item.verify_message or item.reason)
+    if requests is not None and isinstance(exc, requests.exceptions.ConnectTimeout):
+        return 'connect timed out'
+    if requests is not None and isinstance(exc, requests.exceptions.ReadTimeout):
+        return 'no answer within the timeout'
+    return type(exc).__name__
+
+
+# Members that answered last, per member list, for this process.
+_LAST_GOOD = {}
+
+
+class Reply:
+    """A successful answer: ``data`` plus the envelope's siblings (``changes``, ``total``, PBS ``digest``)."""
+
+    def __init__(self, data, extras):
+        self.data = data
+        self.extras = extras
+
+
+class Client:
+    """One connection to one PVE cluster or PBS: members, verification, timeout and credentials."""
+
+    def __init__(self, scheme, hosts, credentials, port=None, validate_certs=True, ca_path=None, timeout=20,
+                 session=None):
+        self.scheme = SCHEMES[scheme]
+        self.members = [Member.parse(host, port or self.scheme.port) for host in hosts]
+        self.credentials = credentials
+        self.verify = (ca_path or True) if validate_certs else False
+        self.timeout = timeout
+        self.session = session or requests.Session()
+        # The environment (REQUESTS_CA_BUNDLE, proxies) must not override what the task says.
+        self.session.trust_env = False
+        if not validate_certs:
+            urllib3.disable_warnings(urllib3.exceptions.InsecureRequestWarning)
+        self._key = tuple(member.name for member in self.members)
+
+    # -- public verbs -------------------------------------------------------------------
+    def get(self, path, params=None, role='read'):
+        return self.request('GET', path, params, role).data
+
+    def post(self, path, form=None, role='provision'):
+        return self.request('POST', path, form, role).data
+
+    def put(self, path, form=None, role='provision'):
+        return self.request('PUT', path, form, role).data
+
+    def delete(self, path, params=None, role='provision'):
+        return self.request('DELETE', path, params, role).data
+
+    def request(self, method, path, form=None, role='read'):
+        auth = self.credentials.auth_for(role, self)
+        return self.send(method, path, form, auth)
+
+    # -- transport ----------------------------------------------------------------------
+    def ordered_members(self):
+        last = _LAST_GOOD.get(self._key)
+        return sorted(self.members, key=lambda member: member.name != last)
+
+    def send(self, method, path, form, auth):
+        """Send with failover; ``auth`` adds headers and cookies (see credentials.py)."""
+        pairs = encode_form(form or {}, self.scheme)
+        headers = {'Accept': 'application/json'}
+        if method in ('POST', 'PUT'):
+            headers['Content-Type'] = 'application/x-www-form-urlencoded'
+        if auth is not None:
+            auth.apply(method, headers)
+        failures = []
+        for member in self.ordered_members():
+            url = 'https://%s/api2/json%s' % (member.name, path)
+            try:
+                response = self.session.request(
+                    method, url, headers=headers, verify=self.verify, timeout=(self.timeout, self.timeout),
+                    allow_redirects=False,
+                    params=pairs if method in ('GET', 'DELETE') else None,
+                    data=pairs if method in ('POST', 'PUT') else None)
+            except requests.exceptions.RequestException as exc:
+                why = describe_transport_failure(exc)
+                if method in WRITE_METHODS and not never_left(exc):
+                    raise MaybeApplied(method, path, member.name, why)
+                failures.append((member.name, why))
+                continue
+            _LAST_GOOD[self._key] = member.name
+            return self.parse(response, method, path, member.name)
+        raise Unreachable(failures)
+
+    def parse(self, response, method, path, member):
+        if 200 <= response.status_code < 300:
+            try:
+                body = response.json()
+            except ValueError:
+                body = {'data': response.text}
+            if not isinstance(body, dict):
+                return Reply(body, {})
+            extras = dict((key, value) for key, value in body.items() if key != 'data')
+            return Reply(body.get('data'), extras)
+        message, errors = self.scheme.error_message(response)
+        raise ApiError.for_status(response.status_code, message, method=method, path=path, errors=errors,
+                                  member=member)
+
+
+def dumps(value):
+    """Stable JSON for messages."""
+    return json.dumps(value, sort_keys=True)

@@ -1,0 +1,248 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 homeflare.proxmox contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Field kinds: how one option is validated, read, normalised, compared, encoded and cleared.
+
+A family is a table of fields; the reconcile core only ever asks a field, never
+branches on which family it serves. Every value a field hands the core is in its
+canonical form, so comparing two values is plain ``==``.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import re
+
+from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError
+
+# Undeclared fields are neither sent nor compared unless the field has a default.
+UNMANAGED = object()
+# The read did not carry the key at all.
+MISSING = object()
+
+TRUE_WORDS = ('1', 'yes', 'true', 'on')
+FALSE_WORDS = ('0', 'no', 'false', 'off', '')
+LIST_SPLIT = re.compile(r'[,;\s]+')
+
+
+class Field:
+    """A text option; the other kinds override the parts that differ.
+
+    ``default``    what an undeclared option means: UNMANAGED, or the value compared and written.
+    ``create_only`` sent on create, compared when declared, never sent on update (a change is refused).
+    ``secret``     sent on create only; never read, compared, returned or shown.
+    ``clear``      how a value equal to "unset" is written on update: 'empty' sends it, 'delete' lists it in delete=.
+    ``absent_means`` the canonical value of a key the server left out (the kind's empty value otherwise).
+    """
+
+    ansible_type = 'str'
+    elements = None
+
+    def __init__(self, wire, option=None, default=UNMANAGED, create_only=False, secret=False, clear='empty',
+                 choices=None, pattern=None, required=False, minimum=None, maximum=None, normalise=None,
+                 absent_means=MISSING):
+        if absent_means is not MISSING:
+            self.unset = absent_means
+        self.wire = wire
+        self.option = option or wire.replace('-', '_')
+        self.default = default
+        self.create_only = create_only
+        self.secret = secret
+        self.clear = clear
+        self.choices = choices
+        self.pattern = re.compile(pattern) if pattern else None
+        self.required = required
+        self.minimum = minimum
+        self.maximum = maximum
+        self.normalise = normalise
+
+    @property
+    def managed_when_undeclared(self):
+        return self.default is not UNMANAGED
+
+    def argument_spec(self):
+        spec = dict(type=self.ansible_type)
+        if self.elements:
+            spec['elements'] = self.elements
+        if self.choices:
+            spec['choices'] = list(self.choices)
+        if self.secret:
+            spec['no_log'] = True
+        if self.required:
+            spec['required'] = True
+        return spec
+
+    # -- values in ---------------------------------------------------------------------
+    def declared(self, value):
+        """Canonical form of the task's value; raises DeclarationError naming the option."""
+        value = self.canonical(value)
+        if self.pattern is not None and value and not self.pattern.match(value):
+            self.refuse(value, 'does not match %s' % self.pattern.pattern)
+        return value
+
+    def live(self, raw):
+        """Canonical form of what the server answered (MISSING when the key was absent)."""
+        return self.unset if raw is MISSING or raw is None else self.canonical(raw)
+
+    def canonical(self, value):
+        value = '' if value is None else str(value)
+        return self.normalise(value) if self.normalise else value
+
+    def refuse(self, value, why):
+        raise DeclarationError('option %s: %r %s' % (self.option, value, why))
+
+    # -- values out --------------------------------------------------------------------
+    unset = ''
+
+    def is_unset(self, value):
+        return value == self.unset
+
+    def encode(self, value):
+        return value
+
+
+class Text(Field):
+    pass
+
+
+class Flag(Field):
+    """A boolean; PVE answers 1/0, ``''`` or nothing (then ``absent_means`` applies)."""
+
+    ansible_type = 'bool'
+
+    def __init__(self, wire, absent_means=False, **kwargs):
+        super(Flag, self).__init__(wire, absent_means=absent_means, **kwargs)
+
+    def canonical(self, value):
+        if isinstance(value, bool):
+            return value
+        text = str(value).strip().lower()
+        if text in TRUE_WORDS:
+            return True
+        if text in FALSE_WORDS:
+            return self.unset if text == '' else False
+        self.refuse(value, 'is not a boolean')
+
+    def encode(self, value):
+        return '1' if value else '0'
+
+
+class Integer(Field):
+    """A whole number; PVE may answer ``8086`` or ``"8086"``; unset is None."""
+
+    ansible_type = 'int'
+    unset = None
+
+    def canonical(self, value):
+        if value is None or value == '':
+            return self.unset
+        try:
+            number = int(str(value).strip())
+        except ValueError:
+            self.refuse(value, 'is not a whole number')
+        return number
+
+    def declared(self, value):
+        number = self.canonical(value)
+        if number is not None and self.minimum is not None and number < self.minimum:
+            self.refuse(value, 'is below the minimum %s' % self.minimum)
+        if number is not None and self.maximum is not None and number > self.maximum:
+            self.refuse(value, 'is above the maximum %s' % self.maximum)
+        return number
+
+    def encode(self, value):
+        return str(value)
+
+
+def _token_order(token):
+    return (0, int(token), '') if token.isdigit() else (1, 0, token)
+
+
+class TokenSet(Field):
+    """An order-free set of tokens (``content``, ``nodes``, ``privs``, ``groups``).
+
+    Read as a list, a ``,;`` or space separated string, or a map of token to 1;
+    compared as a sorted, de-duplicated list; written comma-joined.
+    ``empty_token`` is how the server spells the empty set (storage ``content``: ``none``).
+    """
+
+    ansible_type = 'list'
+    elements = 'str'
+    unset = []
+
+    def __init__(self, wire, empty_token=None, **kwargs):
+        super(TokenSet, self).__init__(wire, **kwargs)
+        self.empty_token = empty_token
+
+    def canonical(self, value):
+        if isinstance(value, dict):
+            tokens = [key for key, flag in value.items() if flag]
+        elif isinstance(value, (list, tuple)):
+            tokens = [str(item) for item in value]
+        else:
+            tokens = LIST_SPLIT.split(str(value))
+        tokens = set(token.strip() for token in tokens) - set(['', self.empty_token])
+        return sorted(tokens, key=_token_order)
+
+    def declared(self, value):
+        tokens = self.canonical(value)
+        for token in tokens:
+            if self.choices and token not in self.choices:
+                self.refuse(token, 'is not one of %s' % ', '.join(self.choices))
+            if self.pattern is not None and not self.pattern.match(token):
+                self.refuse(token, 'does not match %s' % self.pattern.pattern)
+        return tokens
+
+    def argument_spec(self):
+        # Choices are checked per token in declared(), so that the empty token is allowed too.
+        spec = super(TokenSet, self).argument_spec()
+        spec.pop('choices', None)
+        return spec
+
+    def encode(self, value):
+        if not value and self.empty_token:
+            return self.empty_token
+        return ','.join(value)
+
+
+class PropertyString(Field):
+    """A PVE property string (``keep-last=3,keep-daily=7``), compared as sorted ``key=value`` pairs.
+
+    The server may answer it as a string or as an object; ``yes/true/on`` read as 1.
+    """
+
+    unset = ''
+
+    def __init__(self, wire, default_key=None, **kwargs):
+        super(PropertyString, self).__init__(wire, **kwargs)
+        self.default_key = default_key
+
+    def canonical(self, value):
+        if isinstance(value, dict):
+            pairs = value.items()
+        else:
+            pairs = []
+            for part in str(value or '').split(','):
+                part = part.strip()
+                if not part:
+                    continue
+                if '=' not in part:
+                    if not self.default_key:
+                        self.refuse(value, "is not a property string of key=value pairs")
+                    part = '%s=%s' % (self.default_key, part)
+                key, _, item = part.partition('=')
+                pairs.append((key.strip(), item.strip()))
+        canonical = []
+        for key, item in pairs:
+            if item is True or str(item).lower() in ('yes', 'true', 'on'):
+                item = '1'
+            elif item is False or str(item).lower() in ('no', 'false', 'off'):
+                item = '0'
+            canonical.append('%s=%s' % (key, item))
+        return ','.join(sorted(canonical))
+
+
+def acl_path(value):
+    """PVE's ACL path form: one leading slash, no repeated or trailing slashes."""
+    return '/' + '/'.join(part for part in str(value).split('/') if part)

@@ -1,0 +1,281 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 homeflare.proxmox contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Family (what a module declares) and reconcile(): read → plan → write → read back.
+
+``reconcile`` is a plain function of (client, family, one declaration), not bound to
+AnsibleModule, so a module, a role-sized batch and the unit tests share it. The same
+comparison decides the plan in check mode and the write in a real run.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import re
+
+from ansible_collections.homeflare.proxmox.plugins.module_utils.api import item_path
+from ansible_collections.homeflare.proxmox.plugins.module_utils.credentials import CONNECTION_ARGUMENT_SPEC
+from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import (
+    ApiError, DeclarationError, NotConverged, Refused)
+from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import MISSING, UNMANAGED
+from ansible_collections.homeflare.proxmox.plugins.module_utils.tasks import parse_upid, wait_for_task
+
+ABSENT = None
+
+
+class Absence:
+    """The typed answer that means "no such object": a status and, optionally, PVE's message."""
+
+    def __init__(self, statuses=(404,), message=None):
+        self.statuses = tuple(statuses)
+        self.message = re.compile(message) if message else None
+
+    def matches(self, exc):
+        return exc.status in self.statuses and (self.message is None or bool(self.message.search(exc.reason)))
+
+
+class ItemStore:
+    """The common shape: GET/PUT/DELETE on the item path, create by POST (collection or item path)."""
+
+    def read(self, client, family, ident):
+        try:
+            return client.get(family.path(ident), role=family.read_role) or {}
+        except ApiError as exc:
+            if family.absence.matches(exc):
+                return ABSENT
+            raise
+
+    def create(self, client, family, ident, form):
+        if family.create_on == 'collection':
+            form = dict(form, **family.identity_form(ident))
+            return client.post(family.collection, form, role=family.write_role)
+        return client.post(family.path(ident), form, role=family.write_role)
+
+    def update(self, client, family, ident, form, live):
+        return client.put(family.path(ident), form, role=family.write_role)
+
+    def delete(self, client, family, ident):
+        return client.delete(family.path(ident), role=family.write_role)
+
+
+class Family:
+    """Everything a module declares about one object family; the core does the rest."""
+
+    def __init__(self, name, identity, fields, item=None, collection=None, create_on='collection', absence=None,
+                 scheme='pve', read_role='read', write_role='provision', retain=False, send_digest=False,
+                 task_timeout=None, view=None, report=None, store=None, check_declaration=None):
+        self.name = name
+        self.identity = identity
+        self.fields = fields
+        self.item = item
+        self.collection = collection
+        self.create_on = create_on
+        self.absence = absence or Absence()
+        self.scheme = scheme
+        self.read_role = read_role
+        self.write_role = write_role
+        self.retain = retain
+        self.send_digest = send_digest
+        self.task_timeout = task_timeout
+        self.view = view
+        self.report = report
+        self.store = store or ItemStore()
+        self.check_declaration = check_declaration
+
+    # -- the module's interface ----------------------------------------------------------
+    def argument_spec(self):
+        spec = dict(CONNECTION_ARGUMENT_SPEC)
+        for field in self.identity + self.fields:
+            option = field.argument_spec()
+            if field.managed_when_undeclared:
+                option['default'] = field.default
+            spec[field.option] = option
+        spec['state'] = dict(type='str', default='present', choices=['present', 'absent'])
+        if self.retain:
+            spec['confirm_removal'] = dict(type='bool', default=False)
+        if self.task_timeout:
+            spec['task_timeout'] = dict(type='int', default=self.task_timeout)
+        return spec
+
+    # -- paths and forms -------------------------------------------------------------------
+    def path(self, ident):
+        return item_path(self.item, dict((field.wire, ident[field.option]) for field in self.identity))
+
+    def identity_form(self, ident):
+        return dict((field.wire, field.encode(ident[field.option])) for field in self.identity)
+
+    def describe(self, ident):
+        return "%s '%s'" % (self.name, "', '".join(str(ident[field.option]) for field in self.identity))
+
+    # -- judging -------------------------------------------------------------------------
+    def declaration(self, params):
+        """Validate and canonicalise the task's options; raises DeclarationError before any request."""
+        ident = dict((field.option, field.declared(params[field.option])) for field in self.identity)
+        for field in self.identity:
+            if ident[field.option] in ('', None):
+                raise DeclarationError('option %s must not be empty' % field.option)
+        declared = {}
+        for field in self.fields:
+            value = params.get(field.option)
+            if value is not None:
+                declared[field.option] = field.declared(value)
+        state = params.get('state', 'present')
+        if state == 'absent' and self.retain and not params.get('confirm_removal'):
+            raise Refused('%s holds data: state=absent also needs confirm_removal=true' % self.describe(ident))
+        if self.check_declaration:
+            self.check_declaration(ident, declared, state)
+        return Declaration(ident, declared, state, params.get('task_timeout') or self.task_timeout)
+
+    def managed(self, declaration):
+        """Fields compared in this run: declared ones, and undeclared ones that mean a default."""
+        return [field for field in self.fields
+                if not field.secret and (field.option in declaration.values or field.managed_when_undeclared)]
+
+    def current(self, raw):
+        """Canonical live values of every readable field, from a raw read."""
+        view = self.view(raw) if self.view else raw
+        return dict((field.option, field.live(view.get(field.wire, MISSING)))
+                    for field in self.fields if not field.secret)
+
+    def live_object(self, ident, raw, managed):
+        if raw is ABSENT:
+            return {}
+        current = self.current(raw)
+        result = dict(ident)
+        result.update((field.option, current[field.option]) for field in managed)
+        if self.report:
+            result.update(self.report(raw))
+        return result
+
+
+class Declaration:
+    def __init__(self, ident, values, state, task_timeout):
+        self.ident = ident
+        self.values = values
+        self.state = state
+        self.task_timeout = task_timeout
+
+    def desired(self, field):
+        return self.values[field.option] if field.option in self.values else field.default
+
+
+class Plan:
+    def __init__(self, read, action, changed):
+        self.read = read
+        self.action = action
+        self.changed = changed
+
+    def as_dict(self):
+        return dict(read=self.read, action=self.action, changed=list(self.changed))
+
+
+def plan(family, declaration, raw):
+    """What one declaration asks of the live object; never touches the server."""
+    read = 'absent' if raw is ABSENT else 'found'
+    managed = family.managed(declaration)
+    if declaration.state == 'absent':
+        return Plan(read, 'none' if raw is ABSENT else 'delete', [])
+    if raw is ABSENT:
+        changed = [field.option for field in managed if not field.is_unset(declaration.desired(field))]
+        return Plan(read, 'create', changed)
+    current = family.current(raw)
+    for field in managed:
+        if field.create_only and declaration.desired(field) != current[field.option]:
+            raise Refused('%s: %s is %r on the server but the task declares %r; %s cannot be changed in place. '
+                          'Nothing was written.' % (family.describe(declaration.ident), field.option,
+                                                     current[field.option], declaration.desired(field), field.option))
+    changed = [field.option for field in managed
+               if not field.create_only and declaration.desired(field) != current[field.option]]
+    return Plan(read, 'update' if changed else 'none', changed)
+
+
+def create_form(family, declaration):
+    form = {}
+    for field in family.fields:
+        value = declaration.values.get(field.option) if field.secret else declaration.desired(field)
+        if value is UNMANAGED or value is None or (not field.secret and field.is_unset(value)):
+            continue
+        form[field.wire] = field.encode(value)
+    return form
+
+
+def update_form(family, declaration, changed, raw):
+    """Only the drifted fields; a value meaning "unset" goes to delete= when the field clears that way.
+
+    Clear wins by construction: a key is either set or deleted, never both.
+    """
+    form, delete = {}, []
+    by_option = dict((field.option, field) for field in family.fields)
+    for option in changed:
+        field = by_option[option]
+        value = declaration.desired(field)
+        if field.is_unset(value) and field.clear == 'delete':
+            delete.append(field.wire)
+        else:
+            form[field.wire] = field.encode(value)
+    if delete:
+        form['delete'] = delete if family.scheme == 'pbs' else ','.join(delete)
+    if family.send_digest and raw.get('digest'):
+        form['digest'] = raw['digest']
+    return form
+
+
+def diff_of(family, declaration, raw, action):
+    managed = family.managed(declaration)
+    before = {} if raw is ABSENT else family.live_object(declaration.ident, raw, managed)
+    before = dict((key, value) for key, value in before.items()
+                  if key in declaration.ident or key in [field.option for field in managed])
+    if action == 'delete':
+        return dict(before=before, after={})
+    after = dict(declaration.ident)
+    after.update((field.option, declaration.desired(field)) for field in managed)
+    if action == 'none':
+        after = dict(before)
+    return dict(before=before, after=after)
+
+
+def reconcile(client, family, params, check_mode=False):
+    """Bring one object to its declaration; returns the module result (changed, diff, object, plan)."""
+    declaration = family.declaration(params)
+    ident = declaration.ident
+    raw = family.store.read(client, family, ident)
+    the_plan = plan(family, declaration, raw)
+    managed = family.managed(declaration)
+    result = dict(changed=the_plan.action != 'none', plan=the_plan.as_dict(),
+                  diff=diff_of(family, declaration, raw, the_plan.action), warnings=[])
+    if check_mode or the_plan.action == 'none':
+        result['object'] = family.live_object(ident, raw, managed)
+        return result
+
+    if the_plan.action == 'create':
+        answer = family.store.create(client, family, ident, create_form(family, declaration))
+    elif the_plan.action == 'update':
+        answer = family.store.update(client, family, ident, update_form(family, declaration, the_plan.changed, raw),
+                                     raw)
+    else:
+        answer = family.store.delete(client, family, ident)
+    if parse_upid(answer):
+        outcome = wait_for_task(client, answer, family.write_role, declaration.task_timeout or 60)
+        if outcome.warning:
+            result['warnings'].append(outcome.warning)
+
+    after = family.store.read(client, family, ident)
+    verify(family, declaration, the_plan, after)
+    result['object'] = family.live_object(ident, after, managed)
+    return result
+
+
+def verify(family, declaration, the_plan, raw):
+    """Re-judge against a fresh read: PVE can answer success for a write that did nothing."""
+    what = family.describe(declaration.ident)
+    if the_plan.action == 'delete':
+        if raw is not ABSENT:
+            raise NotConverged('the delete of %s returned no error but it is still present' % what)
+        return
+    if raw is ABSENT:
+        raise NotConverged('the write returned no error but %s is still absent' % what)
+    leftover = plan(family, declaration, raw)
+    if leftover.changed:
+        raise NotConverged('%s was written but the server still differs in: %s. PVE may have normalised the value: '
+                           'declare what it stores.' % (what, ', '.join(leftover.changed)))

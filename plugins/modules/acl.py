@@ -1,0 +1,142 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 homeflare.proxmox contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r'''
+module: acl
+short_description: Declare one Proxmox VE ACL grant
+version_added: 0.1.0
+description:
+  - Grants or revokes one role on one path for one user, group or API token.
+  - A grant is a row of C(GET /access/acl) identified by (O(path), O(type), O(ugid), O(roleid)); changing any of
+    them declares another grant. Only O(propagate) is managed on an existing grant.
+  - Paths are normalised the way PVE stores them (C(pool/lab/) is C(/pool/lab)).
+  - The list is read with the write credential, because PVE filters it to the paths the caller may modify
+    (an auditor sees an empty list, never a refusal). After a write the grant is read back and must be bound.
+author:
+  - homeflare.proxmox contributors
+extends_documentation_fragment:
+  - homeflare.proxmox.connection
+  - homeflare.proxmox.connection.state
+attributes:
+  check_mode:
+    support: full
+    description: Sends no write; RV(plan) names the action and the drifted fields.
+  diff_mode:
+    support: full
+    description: Shows the managed fields before and after, the same in check mode and in a real run.
+  action_group:
+    support: full
+    membership:
+      - homeflare.proxmox.proxmox
+options:
+  path:
+    description: The ACL path, for example C(/), C(/pool/lab), C(/storage/local), C(/vms/100).
+    type: str
+    required: true
+  type:
+    description: What O(ugid) names. Written as C(users), C(groups) or C(tokens).
+    type: str
+    required: true
+    choices: [user, group, token]
+  ugid:
+    description: The user (C(name@realm)), group, or token (C(name@realm!token)) the role is granted to.
+    type: str
+    required: true
+  roleid:
+    description: The role granted.
+    type: str
+    required: true
+  propagate:
+    description: Whether the grant is inherited below O(path). PVE leaves the key out when true.
+    type: bool
+    default: true
+seealso:
+  - module: homeflare.proxmox.role
+  - module: homeflare.proxmox.user
+  - module: homeflare.proxmox.group
+'''
+
+EXAMPLES = r'''
+- name: Let the operators group audit everything
+  homeflare.proxmox.acl:
+    path: /
+    type: group
+    ugid: operators
+    roleid: PVEAuditor
+
+- name: Revoke a token's grant on a pool
+  homeflare.proxmox.acl:
+    path: /pool/lab
+    type: token
+    ugid: ci@pve!deploy
+    roleid: PVEVMAdmin
+    state: absent
+'''
+
+RETURN = r'''
+object:
+  description: The grant as read after the run (empty when not bound).
+  returned: always
+  type: dict
+  sample: {"path": "/pool/lab", "type": "group", "ugid": "operators", "roleid": "PVEAuditor", "propagate": true}
+plan:
+  description: What the run decided. C(read) is V(found) or V(absent); C(action) one of V(create), V(update), V(delete), V(none); C(changed) the drifted field names.
+  returned: always
+  type: dict
+  sample: {"read": "absent", "action": "create", "changed": ["propagate"]}
+'''
+
+from ansible_collections.homeflare.proxmox.plugins.module_utils.entry import run_module
+from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Flag, Text, acl_path
+from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import ABSENT, Family
+
+
+class AclStore:
+    """Grants have no URL of their own: one list to read, one PUT to bind and (with delete=1) unbind."""
+
+    def read(self, client, family, ident):
+        for row in client.get('/access/acl', role=family.read_role) or []:
+            if (acl_path(row.get('path', '')), row.get('type'), row.get('ugid'), row.get('roleid')) == (
+                    ident['path'], ident['type'], ident['ugid'], ident['roleid']):
+                return row
+        return ABSENT
+
+    def subject(self, ident):
+        return {'path': ident['path'], 'roles': ident['roleid'], ident['type'] + 's': ident['ugid']}
+
+    def create(self, client, family, ident, form):
+        return client.put('/access/acl', dict(form, **self.subject(ident)), role=family.write_role)
+
+    def update(self, client, family, ident, form, live):
+        return self.create(client, family, ident, form)
+
+    def delete(self, client, family, ident):
+        return client.put('/access/acl', dict(self.subject(ident), delete='1'), role=family.write_role)
+
+
+FAMILY = Family(
+    name='acl grant',
+    identity=[
+        Text('path', required=True, normalise=acl_path),
+        Text('type', required=True, choices=['user', 'group', 'token']),
+        Text('ugid', required=True),
+        Text('roleid', required=True),
+    ],
+    fields=[Flag('propagate', default=True, absent_means=True)],
+    read_role='provision',
+    store=AclStore(),
+)
+
+
+def main():
+    run_module(FAMILY)
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,90 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 homeflare.proxmox contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r'''
+module: group
+short_description: Declare a Proxmox VE user group
+version_added: 0.1.0
+description:
+  - Creates, repairs or removes one group (C(/access/groups/{groupid})).
+  - Membership is written from the user side (M(homeflare.proxmox.user) O(homeflare.proxmox.user#module:groups)); the
+    group reports its members, sorted.
+  - Removing a group also removes every ACL grant whose subject is the group.
+author:
+  - homeflare.proxmox contributors
+extends_documentation_fragment:
+  - homeflare.proxmox.connection
+  - homeflare.proxmox.connection.state
+attributes:
+  check_mode:
+    support: full
+    description: Sends no write; RV(plan) names the action and the drifted fields.
+  diff_mode:
+    support: full
+    description: Shows the managed fields before and after, the same in check mode and in a real run.
+  action_group:
+    support: full
+    membership:
+      - homeflare.proxmox.proxmox
+options:
+  groupid:
+    description: The group's id (wire name C(groupid)).
+    type: str
+    required: true
+  comment:
+    description: The group's comment. Undeclared means empty.
+    type: str
+    default: ''
+seealso:
+  - module: homeflare.proxmox.user
+  - module: homeflare.proxmox.acl
+'''
+
+EXAMPLES = r'''
+- name: Declare the operators group
+  homeflare.proxmox.group:
+    groupid: operators
+    comment: People on call
+'''
+
+RETURN = r'''
+object:
+  description: The group's managed fields as read after the run (empty when absent), plus C(members), sorted.
+  returned: always
+  type: dict
+  sample: {"groupid": "operators", "comment": "People on call", "members": ["alice@pve"]}
+plan:
+  description: What the run decided. C(read) is V(found) or V(absent); C(action) one of V(create), V(update), V(delete), V(none); C(changed) the drifted field names.
+  returned: always
+  type: dict
+  sample: {"read": "found", "action": "none", "changed": []}
+'''
+
+from ansible_collections.homeflare.proxmox.plugins.module_utils.entry import run_module
+from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Text
+from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Absence, Family
+
+FAMILY = Family(
+    name='group',
+    identity=[Text('groupid', required=True, pattern=r'^[A-Za-z0-9.\-_]+$')],
+    fields=[Text('comment', default='')],
+    collection='/access/groups',
+    item='/access/groups/{groupid}',
+    absence=Absence((404, 500), r'does not exist'),
+    # PVE answers members in hash order, different between two reads.
+    report=lambda raw: {'members': sorted(raw.get('members') or [])},
+)
+
+
+def main():
+    run_module(FAMILY)
+
+
+if __name__ == '__main__':
+    main()

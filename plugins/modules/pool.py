@@ -1,0 +1,95 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 homeflare.proxmox contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r'''
+module: pool
+short_description: Declare a Proxmox VE resource pool
+version_added: 0.1.0
+description:
+  - Creates, repairs or removes one resource pool (C(/pools/{poolid})).
+  - A pool that already matches is adopted with no write. Members are reported, never managed here.
+author:
+  - homeflare.proxmox contributors
+extends_documentation_fragment:
+  - homeflare.proxmox.connection
+  - homeflare.proxmox.connection.state
+attributes:
+  check_mode:
+    support: full
+    description: Sends no write; RV(plan) names the action and the drifted fields.
+  diff_mode:
+    support: full
+    description: Shows the managed fields before and after, the same in check mode and in a real run.
+  action_group:
+    support: full
+    membership:
+      - homeflare.proxmox.proxmox
+options:
+  poolid:
+    description: The pool's id (wire name C(poolid)).
+    type: str
+    required: true
+  comment:
+    description:
+      - The pool's comment. Undeclared means empty, so a comment added by hand is reported as drift.
+    type: str
+    default: ''
+seealso:
+  - module: homeflare.proxmox.acl
+'''
+
+EXAMPLES = r'''
+- name: Declare the lab pool
+  homeflare.proxmox.pool:
+    poolid: lab
+    comment: Lab guests
+
+# Verify without writing: `ansible-playbook site.yml --check --diff`
+# reports plan.action (create/update/delete/none) and plan.changed (field names).
+- name: Remove the scratch pool
+  homeflare.proxmox.pool:
+    poolid: scratch
+    state: absent
+'''
+
+RETURN = r'''
+object:
+  description: The pool's managed fields as read after the run (empty when absent), plus C(members), its member count.
+  returned: always
+  type: dict
+  sample: {"poolid": "lab", "comment": "Lab guests", "members": 0}
+plan:
+  description: What the run decided. C(read) is V(found) or V(absent); C(action) one of V(create), V(update), V(delete), V(none); C(changed) the drifted field names.
+  returned: always
+  type: dict
+  sample: {"read": "found", "action": "update", "changed": ["comment"]}
+'''
+
+from ansible_collections.homeflare.proxmox.plugins.module_utils.entry import run_module
+from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Text
+from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Absence, Family
+
+FAMILY = Family(
+    name='pool',
+    identity=[Text('poolid', required=True, pattern=r'^[A-Za-z0-9.\-_/]+$')],
+    fields=[Text('comment', default='')],
+    collection='/pools',
+    item='/pools/{poolid}',
+    # PVE answers a missing pool with 500 "pool 'x' does not exist" (some versions 404).
+    absence=Absence((404, 500), r'does not exist'),
+    report=lambda raw: {'members': len(raw.get('members') or [])},
+)
+
+
+def main():
+    run_module(FAMILY)
+
+
+if __name__ == '__main__':
+    main()

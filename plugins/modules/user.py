@@ -1,0 +1,134 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 homeflare.proxmox contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r'''
+module: user
+short_description: Declare a Proxmox VE user account
+version_added: 0.1.0
+description:
+  - Creates, repairs or removes one user (C(/access/users/{userid})).
+  - Every option but O(userid) has a default, so an undeclared field is compared against it and repaired
+    (an e-mail added by hand is drift). O(groups) is the complete set of groups.
+  - Passwords and two-factor keys are not managed here; the user's API tokens are reported, not managed.
+  - Removing a user also removes its tokens and ACL grants; PVE refuses to remove C(root@pam).
+author:
+  - homeflare.proxmox contributors
+extends_documentation_fragment:
+  - homeflare.proxmox.connection
+  - homeflare.proxmox.connection.state
+attributes:
+  check_mode:
+    support: full
+    description: Sends no write; RV(plan) names the action and the drifted fields.
+  diff_mode:
+    support: full
+    description: Shows the managed fields before and after, the same in check mode and in a real run.
+  action_group:
+    support: full
+    membership:
+      - homeflare.proxmox.proxmox
+options:
+  userid:
+    description: The user id with its realm, C(name@realm) (wire name C(userid)).
+    type: str
+    required: true
+  comment:
+    description: Comment.
+    type: str
+    default: ''
+  email:
+    description: E-mail address.
+    type: str
+    default: ''
+  enable:
+    description: Whether the account may log in. PVE leaves the key out when enabled; that reads as V(true).
+    type: bool
+    default: true
+  expire:
+    description: Account expiry as seconds since the epoch; V(0) means never.
+    type: int
+    default: 0
+  firstname:
+    description: First name.
+    type: str
+    default: ''
+  lastname:
+    description: Last name.
+    type: str
+    default: ''
+  groups:
+    description: The complete set of groups the user belongs to, compared order-free. The groups must exist.
+    type: list
+    elements: str
+    default: []
+seealso:
+  - module: homeflare.proxmox.group
+  - module: homeflare.proxmox.acl
+'''
+
+EXAMPLES = r'''
+- name: Declare an operator
+  homeflare.proxmox.user:
+    userid: alice@pve
+    email: alice@example.org
+    groups: [operators]
+'''
+
+RETURN = r'''
+object:
+  description: The user's managed fields as read after the run (empty when absent), plus C(tokens), the names of its API tokens.
+  returned: always
+  type: dict
+  sample: {"userid": "alice@pve", "comment": "", "email": "alice@example.org", "enable": true, "expire": 0,
+           "firstname": "", "lastname": "", "groups": ["operators"], "tokens": []}
+plan:
+  description: What the run decided. C(read) is V(found) or V(absent); C(action) one of V(create), V(update), V(delete), V(none); C(changed) the drifted field names.
+  returned: always
+  type: dict
+  sample: {"read": "found", "action": "update", "changed": ["groups"]}
+'''
+
+from ansible_collections.homeflare.proxmox.plugins.module_utils.entry import run_module
+from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Flag, Integer, Text, TokenSet
+from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Absence, Family
+
+
+def token_names(raw):
+    tokens = raw.get('tokens') or []
+    names = tokens.keys() if isinstance(tokens, dict) else [token.get('tokenid') for token in tokens]
+    return {'tokens': sorted(name for name in names if name)}
+
+
+FAMILY = Family(
+    name='user',
+    identity=[Text('userid', required=True, pattern=r'^[^\s:/@]+@[A-Za-z][A-Za-z0-9.\-_]+$')],
+    fields=[
+        Text('comment', default=''),
+        Text('email', default=''),
+        Flag('enable', default=True, absent_means=True),
+        Integer('expire', default=0, absent_means=0, minimum=0),
+        Text('firstname', default=''),
+        Text('lastname', default=''),
+        # An empty groups= clears every membership.
+        TokenSet('groups', default=[]),
+    ],
+    collection='/access/users',
+    item='/access/users/{userid}',
+    # A missing user is 500 "no such user ('x@pve')".
+    absence=Absence((404, 500), r'no such user|does not exist'),
+    report=token_names,
+)
+
+
+def main():
+    run_module(FAMILY)
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,87 @@
+"""Field kinds: declared and live values meet in one canonical form (field-notes §6 cases)."""
+
+import pytest
+
+from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError
+from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import (
+    MISSING, Flag, Integer, PropertyString, Text, TokenSet, acl_path)
+
+SAME = [
+    # (field, declared, live) that must compare equal
+    (TokenSet('content', empty_token='none'), ['iso', 'backup'], 'backup,iso'),            # §6.12
+    (TokenSet('content', empty_token='none'), [], 'none'),                                 # §6.12 empty reads none
+    (TokenSet('content', empty_token='none'), ['none'], MISSING),
+    (TokenSet('groups'), ['a', 'b'], ['b', 'a']),                                          # §6.16
+    (TokenSet('groups'), 'a,b', 'b;a a'),
+    (TokenSet('privs'), ['VM.Audit', 'Sys.Audit'], {'Sys.Audit': 1, 'VM.Audit': 1}),       # §6.15 map form
+    (TokenSet('vmid'), ['99', '101'], '101,99'),                                           # numeric, not lexical
+    (Flag('enable', absent_means=True), True, MISSING),                                    # §6.16 absent = enabled
+    (Flag('enable', absent_means=True), True, ''),                                         # §6.49 '' = absent
+    (Flag('propagate', absent_means=True), False, 0),
+    (Flag('disable'), False, MISSING),
+    (Flag('disable'), True, '1'),
+    (Integer('expire', absent_means=0), 0, '0'),                                           # §6.16 "0" == 0
+    (Integer('expire', absent_means=0), 0, MISSING),
+    (Integer('port'), 8086, '8086'),                                                       # §6.48
+    (Text('comment'), '', MISSING),
+    (PropertyString('prune-backups'), 'keep-daily=7,keep-last=3', 'keep-last=3,keep-daily=7'),
+    (PropertyString('fleecing'), 'enabled=1', {'enabled': 1}),
+    (PropertyString('fleecing', default_key='enabled'), 'yes', 'enabled=1'),
+    (Text('path', normalise=acl_path), '/pool/house/', '/pool/house'),                     # §6.5
+    (Text('path', normalise=acl_path), 'pool//house', '/pool/house'),
+]
+
+DIFFERENT = [
+    (TokenSet('content', empty_token='none'), ['iso'], 'backup,iso'),
+    (Flag('enable', absent_means=True), False, MISSING),
+    (Integer('expire', absent_means=0), 5, '0'),
+    (Text('comment'), 'x', MISSING),
+    (PropertyString('prune-backups'), 'keep-last=3', 'keep-last=4'),
+]
+
+
+@pytest.mark.parametrize('field, declared, live', SAME)
+def test_equal_forms_compare_equal(field, declared, live):
+    assert field.declared(declared) == field.live(live)
+
+
+@pytest.mark.parametrize('field, declared, live', DIFFERENT)
+def test_different_values_compare_different(field, declared, live):
+    assert field.declared(declared) != field.live(live)
+
+
+BAD = [
+    (Text('poolid', pattern=r'^[A-Za-z0-9.\-_]+$'), 'bad pool!', 'option poolid'),
+    (Integer('expire', minimum=0), -1, 'option expire'),
+    (Integer('port'), 'eighty', 'option port'),
+    (Flag('enable'), 'maybe', 'option enable'),
+    (TokenSet('content', choices=['iso', 'backup']), ['iso', 'movies'], 'option content'),
+    (TokenSet('privs', pattern=r'^[A-Za-z]+(\.[A-Za-z]+)+$'), ['VM.Audit', 'root'], 'option privs'),
+    (PropertyString('prune-backups'), 'keep-last', 'option prune_backups'),
+]
+
+
+@pytest.mark.parametrize('field, value, named', BAD)
+def test_bad_input_names_the_option(field, value, named):
+    with pytest.raises(DeclarationError, match=named):
+        field.declared(value)
+
+
+ENCODED = [
+    (Flag('enable'), True, '1'),
+    (Flag('enable'), False, '0'),
+    (TokenSet('content', empty_token='none'), [], 'none'),
+    (TokenSet('groups'), [], ''),
+    (TokenSet('groups'), ['a', 'b'], 'a,b'),
+    (Integer('expire'), 0, '0'),
+]
+
+
+@pytest.mark.parametrize('field, value, wire', ENCODED)
+def test_encoding(field, value, wire):
+    assert field.encode(value) == wire
+
+
+def test_option_name_from_wire_name():
+    assert PropertyString('prune-backups').option == 'prune_backups'
+    assert Text('encryption-key', secret=True).argument_spec() == {'type': 'str', 'no_log': True}

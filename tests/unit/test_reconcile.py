@@ -1,0 +1,212 @@
+"""reconcile(): plans, forms and read-back, against an in-memory client (no HTTP)."""
+
+import pytest
+
+from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import (
+    ApiError, DeclarationError, Forbidden, NotConverged, Refused, Unreachable)
+from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import plan, reconcile
+from ansible_collections.homeflare.proxmox.plugins.modules import acl, pool, role, storage, user
+
+
+class FakeClient:
+    """Answers reads from ``objects`` (path → raw) and records every call."""
+
+    def __init__(self, objects=None, errors=None, ignore_writes=False, missing=None):
+        self.objects = dict(objects or {})
+        self.errors = dict(errors or {})
+        self.ignore_writes = ignore_writes
+        self.missing = missing or ApiError.for_status(500, "pool 'x' does not exist")
+        self.calls = []
+
+    def _fail(self, method, path):
+        error = self.errors.get((method, path))
+        if error:
+            raise error
+
+    def get(self, path, params=None, role='read'):
+        self.calls.append(('GET', path, params, role))
+        self._fail('GET', path)
+        if path not in self.objects:
+            raise self.missing
+        return self.objects[path]
+
+    def _write(self, method, path, form, role):
+        self.calls.append((method, path, form, role))
+        self._fail(method, path)
+
+    def post(self, path, form=None, role='provision'):
+        self._write('POST', path, form, role)
+        if not self.ignore_writes:
+            key = form.get('poolid') or form.get('storage') or form.get('userid') or form.get('roleid')
+            self.objects['%s/%s' % (path, key)] = dict((k, v) for k, v in form.items() if k not in ('password',))
+
+    def put(self, path, form=None, role='provision'):
+        self._write('PUT', path, form, role)
+        if not self.ignore_writes and path in self.objects:
+            live = self.objects[path]
+            for key in (form.get('delete') or '').split(','):
+                live.pop(key, None)
+            live.update((k, v) for k, v in form.items() if k not in ('delete', 'digest'))
+
+    def delete(self, path, params=None, role='provision'):
+        self._write('DELETE', path, params, role)
+        if not self.ignore_writes:
+            self.objects.pop(path, None)
+
+    def writes(self):
+        return [call for call in self.calls if call[0] != 'GET']
+
+
+def params(family_module, **values):
+    spec = family_module.FAMILY.argument_spec()
+    result = dict((name, option.get('default')) for name, option in spec.items())
+    result.update(api_host=['sim'], api_token_id='root@pam!sim', api_token_secret='s')
+    result.update(values)
+    return result
+
+
+def test_missing_object_is_created_then_adopted():
+    client = FakeClient()
+    first = reconcile(client, pool.FAMILY, params(pool, poolid='lab', comment='Lab'))
+    assert first['plan'] == {'read': 'absent', 'action': 'create', 'changed': ['comment']}
+    assert client.writes() == [('POST', '/pools', {'poolid': 'lab', 'comment': 'Lab'}, 'provision')]
+    client.calls = []
+    second = reconcile(client, pool.FAMILY, params(pool, poolid='lab', comment='Lab'))
+    assert second['changed'] is False and second['plan']['action'] == 'none'
+    assert client.calls == [('GET', '/pools/lab', None, 'read')]
+
+
+def test_check_mode_plans_without_writing():
+    client = FakeClient({'/pools/lab': {'comment': 'by hand', 'members': []}})
+    result = reconcile(client, pool.FAMILY, params(pool, poolid='lab', comment='Lab'), check_mode=True)
+    assert result['changed'] is True
+    assert result['plan'] == {'read': 'found', 'action': 'update', 'changed': ['comment']}
+    assert result['diff'] == {'before': {'poolid': 'lab', 'comment': 'by hand'},
+                               'after': {'poolid': 'lab', 'comment': 'Lab'}}
+    assert client.writes() == []
+
+
+def test_undeclared_default_field_is_drift():
+    client = FakeClient({'/pools/lab': {'comment': 'added in the UI'}})
+    result = reconcile(client, pool.FAMILY, params(pool, poolid='lab'), check_mode=True)
+    assert result['plan']['changed'] == ['comment']
+
+
+@pytest.mark.parametrize('error', [
+    Forbidden(403, 'Permission check failed (/pool/lab, Pool.Audit)'),
+    ApiError.for_status(401, 'authentication failure'),
+    ApiError.for_status(500, 'cfs lock timeout'),
+    Unreachable([('a:1', 'connection refused')]),
+])
+def test_a_failed_read_is_never_absent(error):
+    client = FakeClient(errors={('GET', '/pools/lab'): error})
+    with pytest.raises(type(error)):
+        reconcile(client, pool.FAMILY, params(pool, poolid='lab'))
+    assert client.writes() == []
+
+
+def test_write_that_did_nothing_fails_loudly():
+    client = FakeClient(ignore_writes=True)
+    with pytest.raises(NotConverged, match='still absent'):
+        reconcile(client, pool.FAMILY, params(pool, poolid='lab'))
+
+
+def test_leftover_drift_after_write_names_the_field():
+    client = FakeClient({'/pools/lab': {'comment': 'x'}}, ignore_writes=True)
+    with pytest.raises(NotConverged, match='comment'):
+        reconcile(client, pool.FAMILY, params(pool, poolid='lab', comment='y'))
+
+
+def test_delete_then_absent_is_noop():
+    client = FakeClient({'/pools/lab': {'comment': ''}})
+    assert reconcile(client, pool.FAMILY, params(pool, poolid='lab', state='absent'))['plan']['action'] == 'delete'
+    assert client.writes() == [('DELETE', '/pools/lab', None, 'provision')]
+    again = reconcile(client, pool.FAMILY, params(pool, poolid='lab', state='absent'))
+    assert again['changed'] is False and again['object'] == {}
+
+
+def test_role_privs_compare_as_a_set_and_replace_whole():
+    live = {'/access/roles/Mon': {'VM.Audit': 1, 'Sys.Audit': 1, 'Sys.Console': 1}}
+    client = FakeClient(live, missing=ApiError.for_status(500, "role 'Mon' does not exist"))
+    result = reconcile(client, role.FAMILY, params(role, roleid='Mon', privs=['VM.Audit', 'Sys.Audit']),
+                       check_mode=True)
+    assert result['plan']['changed'] == ['privs']
+    decl = role.FAMILY.declaration(params(role, roleid='Mon', privs=['Sys.Audit', 'VM.Audit', 'Sys.Console']))
+    assert plan(role.FAMILY, decl, live['/access/roles/Mon']).action == 'none'
+
+
+def test_role_needs_a_privilege():
+    with pytest.raises(DeclarationError, match='privs'):
+        role.FAMILY.declaration(params(role, roleid='Mon'))
+
+
+def test_user_sends_only_drift_and_clears_with_empty_values():
+    client = FakeClient({'/access/users/a@pve': {'groups': ['ops', 'dev'], 'email': 'x@example.org', 'expire': '0'}})
+    reconcile(client, user.FAMILY, params(user, userid='a@pve', groups=['ops']))
+    assert client.writes() == [('PUT', '/access/users/a@pve', {'email': '', 'groups': 'ops'}, 'provision')]
+
+
+def test_storage_clear_wins_and_digest_is_sent():
+    live = {'storage': 'nfs1', 'type': 'nfs', 'server': 'nas', 'export': '/e', 'content': 'iso,backup',
+            'nodes': 'node1', 'digest': 'abc'}
+    client = FakeClient({'/storage/nfs1': live})
+    reconcile(client, storage.FAMILY, params(storage, storage='nfs1', type='nfs', content=['iso'], nodes=[]))
+    method, path, form, _ = client.writes()[0]
+    assert (method, path) == ('PUT', '/storage/nfs1')
+    assert form == {'content': 'iso', 'delete': 'nodes', 'digest': 'abc'}
+    assert 'nodes' not in form
+
+
+def test_storage_type_change_is_refused_before_any_write():
+    client = FakeClient({'/storage/nfs1': {'type': 'nfs', 'server': 'nas'}})
+    with pytest.raises(Refused, match='type'):
+        reconcile(client, storage.FAMILY, params(storage, storage='nfs1', type='dir', path='/srv'))
+    assert client.writes() == []
+
+
+def test_storage_secret_is_sent_on_create_only_and_never_shown():
+    client = FakeClient()
+    result = reconcile(client, storage.FAMILY, params(storage, storage='pbs1', type='pbs', server='pbs',
+                                                      datastore='main', password='hunter22', content=['backup']))
+    assert client.writes()[0][2]['password'] == 'hunter22'
+    assert 'hunter22' not in repr(result)
+    client.calls = []
+    again = reconcile(client, storage.FAMILY, params(storage, storage='pbs1', type='pbs', server='pbs',
+                                                     datastore='main', password='other', content=['backup']))
+    assert again['changed'] is False and client.writes() == []
+
+
+def test_storage_removal_needs_confirmation_before_any_request():
+    client = FakeClient({'/storage/nfs1': {'type': 'nfs'}})
+    with pytest.raises(Refused, match='confirm_removal'):
+        reconcile(client, storage.FAMILY, params(storage, storage='nfs1', state='absent'))
+    assert client.calls == []
+
+
+class AclClient(FakeClient):
+    def __init__(self, rows):
+        super(AclClient, self).__init__({'/access/acl': rows})
+
+
+def test_acl_grant_matches_normalised_path_and_absent_propagate():
+    client = AclClient([{'path': '/pool/house', 'type': 'group', 'ugid': 'ops', 'roleid': 'PVEAuditor'}])
+    result = reconcile(client, acl.FAMILY, params(acl, path='/pool/house/', type='group', ugid='ops',
+                                                  roleid='PVEAuditor'))
+    assert result['changed'] is False and client.writes() == []
+
+
+def test_acl_removal_is_a_put_with_delete():
+    rows = [{'path': '/', 'type': 'user', 'ugid': 'a@pve', 'roleid': 'PVEAuditor', 'propagate': 1}]
+    client = AclClient(rows)
+    client.put = lambda path, form=None, role='provision': (client.calls.append(('PUT', path, form, role)),
+                                                            rows.clear())
+    reconcile(client, acl.FAMILY, params(acl, path='/', type='user', ugid='a@pve', roleid='PVEAuditor',
+                                         state='absent'))
+    assert client.writes() == [('PUT', '/access/acl',
+                                {'path': '/', 'roles': 'PVEAuditor', 'users': 'a@pve', 'delete': '1'}, 'provision')]
+
+
+def test_acl_is_read_with_the_write_role():
+    client = AclClient([])
+    reconcile(client, acl.FAMILY, params(acl, path='/', type='user', ugid='a@pve', roleid='R'), check_mode=True)
+    assert client.calls == [('GET', '/access/acl', None, 'provision')]
