@@ -10,10 +10,11 @@
 #   build    ansible-galaxy collection build into a temporary directory
 #
 # Usage: scripts/test.sh [step ...]   (default: all steps; e.g. `scripts/test.sh sanity`)
+# shellcheck disable=SC2329  # summary and the step_* functions are called by name
 set -uo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-cd "$repo"
+cd "$repo" || exit 2
 export VENV=${VENV:-$repo/.venv}
 venv=$VENV
 
