@@ -75,11 +75,11 @@ export PROXMOX_HOST PROXMOX_TOKEN_ID PROXMOX_TOKEN_SECRET PROXMOX_CA_PATH
 echo "demo: simulator (pid $sim_pid) serving $PROXMOX_HOST as $PROXMOX_TOKEN_ID"
 
 # --- ansible --------------------------------------------------------------------
-# Make this checkout importable as homeflare.proxmox without installing it.
-collections=$repo/.ansible/collections
-mkdir -p "$collections/ansible_collections/homeflare"
-ln -sfn "$repo" "$collections/ansible_collections/homeflare/proxmox"
-export ANSIBLE_COLLECTIONS_PATH=$collections
+# Make this checkout importable as homeflare.proxmox without installing it
+# (the symlink lives in the temporary directory, never inside the repo).
+mkdir -p "$work/collections/ansible_collections/homeflare"
+ln -s "$repo" "$work/collections/ansible_collections/homeflare/proxmox"
+export ANSIBLE_COLLECTIONS_PATH=$work/collections
 export ANSIBLE_LOCALHOST_WARNING=false ANSIBLE_INVENTORY_UNPARSED_WARNING=false
 export ANSIBLE_PYTHON_INTERPRETER=$venv/bin/python
 export PATH=$venv/bin:$PATH
