@@ -29,6 +29,16 @@ py=$venv/bin/python
 namespace=homeflare
 name=proxmox
 
+# --- 0. the project's rule: no ignore entries ---------------------------------
+# Problems are fixed, never ignored: an ignore file may exist only empty.
+for f in "$repo"/tests/sanity/ignore-*.txt; do
+    [[ -e $f ]] || continue
+    if grep -nvE '^[[:space:]]*(#|$)' "$f"; then
+        echo "sanity: $f has ignore entries (above); fix the code instead" >&2
+        exit 1
+    fi
+done
+
 # --- 2. offline get-pip -------------------------------------------------------
 # The pip version ansible-test bootstraps (24.2 for ansible-core 2.19), read from
 # ansible-test itself so an ansible-core upgrade cannot silently break this.
