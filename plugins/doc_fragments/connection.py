@@ -28,7 +28,7 @@ options:
     type: int
   api_token_id:
     description:
-      - API token id, C(user@realm!name). Sent as C(Authorization: PVEAPIToken=<id>=<secret>).
+      - "API token id, C(user@realm!name). Sent as C(Authorization: PVEAPIToken=<id>=<secret>)."
       - Falls back to E(PROXMOX_TOKEN_ID). Mutually exclusive with O(api_user).
     type: str
   api_token_secret:

@@ -107,7 +107,7 @@ class Member:
     def parse(cls, text, default_port):
         text = text.strip()
         if text.startswith('['):
-            host, _, rest = text[1:].partition(']')
+            host, rest = text[1:].split(']', 1)
             port = rest[1:] if rest.startswith(':') else ''
         elif text.count(':') == 1:
             host, port = text.split(':')

@@ -231,7 +231,7 @@ class PropertyString(Field):
                     if not self.default_key:
                         self.refuse(value, "is not a property string of key=value pairs")
                     part = '%s=%s' % (self.default_key, part)
-                key, _, item = part.partition('=')
+                key, item = part.split('=', 1)
                 pairs.append((key.strip(), item.strip()))
         canonical = []
         for key, item in pairs:

@@ -182,9 +182,10 @@ def plan(family, declaration, raw):
     current = family.current(raw)
     for field in managed:
         if field.create_only and declaration.desired(field) != current[field.option]:
-            raise Refused('%s: %s is %r on the server but the task declares %r; %s cannot be changed in place. '
-                          'Nothing was written.' % (family.describe(declaration.ident), field.option,
-                                                     current[field.option], declaration.desired(field), field.option))
+            raise Refused(
+                '%s: %s is %r on the server but the task declares %r; %s cannot be changed in place. '
+                'Nothing was written.' % (family.describe(declaration.ident), field.option, current[field.option],
+                                          declaration.desired(field), field.option))
     changed = [field.option for field in managed
                if not field.create_only and declaration.desired(field) != current[field.option]]
     return Plan(read, 'update' if changed else 'none', changed)

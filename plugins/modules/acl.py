@@ -19,7 +19,7 @@ description:
   - The list is read with the write credential, because PVE filters it to the paths the caller may modify
     (an auditor sees an empty list, never a refusal). After a write the grant is read back and must be bound.
 author:
-  - homeflare.proxmox contributors
+  - homeflare.proxmox contributors (@homeflare)
 extends_documentation_fragment:
   - homeflare.proxmox.connection
   - homeflare.proxmox.connection.state
@@ -32,6 +32,7 @@ attributes:
     description: Shows the managed fields before and after, the same in check mode and in a real run.
   action_group:
     support: full
+    description: One of the C(homeflare.proxmox.proxmox) group, so O(api_host) and the credentials can be set once in C(module_defaults).
     membership:
       - homeflare.proxmox.proxmox
 options:
@@ -86,7 +87,9 @@ object:
   type: dict
   sample: {"path": "/pool/lab", "type": "group", "ugid": "operators", "roleid": "PVEAuditor", "propagate": true}
 plan:
-  description: What the run decided. C(read) is V(found) or V(absent); C(action) one of V(create), V(update), V(delete), V(none); C(changed) the drifted field names.
+  description:
+    - What the run decided. C(read) is V(found) or V(absent); C(action) one of V(create), V(update), V(delete), V(none).
+    - C(changed) lists the drifted field names.
   returned: always
   type: dict
   sample: {"read": "absent", "action": "create", "changed": ["propagate"]}

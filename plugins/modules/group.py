@@ -17,7 +17,7 @@ description:
     group reports its members, sorted.
   - Removing a group also removes every ACL grant whose subject is the group.
 author:
-  - homeflare.proxmox contributors
+  - homeflare.proxmox contributors (@homeflare)
 extends_documentation_fragment:
   - homeflare.proxmox.connection
   - homeflare.proxmox.connection.state
@@ -30,6 +30,7 @@ attributes:
     description: Shows the managed fields before and after, the same in check mode and in a real run.
   action_group:
     support: full
+    description: One of the C(homeflare.proxmox.proxmox) group, so O(api_host) and the credentials can be set once in C(module_defaults).
     membership:
       - homeflare.proxmox.proxmox
 options:
@@ -60,7 +61,9 @@ object:
   type: dict
   sample: {"groupid": "operators", "comment": "People on call", "members": ["alice@pve"]}
 plan:
-  description: What the run decided. C(read) is V(found) or V(absent); C(action) one of V(create), V(update), V(delete), V(none); C(changed) the drifted field names.
+  description:
+    - What the run decided. C(read) is V(found) or V(absent); C(action) one of V(create), V(update), V(delete), V(none).
+    - C(changed) lists the drifted field names.
   returned: always
   type: dict
   sample: {"read": "found", "action": "none", "changed": []}

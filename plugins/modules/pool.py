@@ -15,7 +15,7 @@ description:
   - Creates, repairs or removes one resource pool (C(/pools/{poolid})).
   - A pool that already matches is adopted with no write. Members are reported, never managed here.
 author:
-  - homeflare.proxmox contributors
+  - homeflare.proxmox contributors (@homeflare)
 extends_documentation_fragment:
   - homeflare.proxmox.connection
   - homeflare.proxmox.connection.state
@@ -28,6 +28,7 @@ attributes:
     description: Shows the managed fields before and after, the same in check mode and in a real run.
   action_group:
     support: full
+    description: One of the C(homeflare.proxmox.proxmox) group, so O(api_host) and the credentials can be set once in C(module_defaults).
     membership:
       - homeflare.proxmox.proxmox
 options:
@@ -65,7 +66,9 @@ object:
   type: dict
   sample: {"poolid": "lab", "comment": "Lab guests", "members": 0}
 plan:
-  description: What the run decided. C(read) is V(found) or V(absent); C(action) one of V(create), V(update), V(delete), V(none); C(changed) the drifted field names.
+  description:
+    - What the run decided. C(read) is V(found) or V(absent); C(action) one of V(create), V(update), V(delete), V(none).
+    - C(changed) lists the drifted field names.
   returned: always
   type: dict
   sample: {"read": "found", "action": "update", "changed": ["comment"]}

@@ -16,7 +16,7 @@ description:
   - O(privs) is the complete set, compared order-free; privileges added by hand are revoked on the next run.
   - Built-in roles (C(Administrator), C(PVEAuditor), ...) can be read but PVE refuses to change them.
 author:
-  - homeflare.proxmox contributors
+  - homeflare.proxmox contributors (@homeflare)
 extends_documentation_fragment:
   - homeflare.proxmox.connection
   - homeflare.proxmox.connection.state
@@ -29,6 +29,7 @@ attributes:
     description: Shows the managed fields before and after, the same in check mode and in a real run.
   action_group:
     support: full
+    description: One of the C(homeflare.proxmox.proxmox) group, so O(api_host) and the credentials can be set once in C(module_defaults).
     membership:
       - homeflare.proxmox.proxmox
 options:
@@ -63,7 +64,9 @@ object:
   type: dict
   sample: {"roleid": "Monitoring", "privs": ["Datastore.Audit", "Sys.Audit", "VM.Audit"]}
 plan:
-  description: What the run decided. C(read) is V(found) or V(absent); C(action) one of V(create), V(update), V(delete), V(none); C(changed) the drifted field names.
+  description:
+    - What the run decided. C(read) is V(found) or V(absent); C(action) one of V(create), V(update), V(delete), V(none).
+    - C(changed) lists the drifted field names.
   returned: always
   type: dict
   sample: {"read": "found", "action": "update", "changed": ["privs"]}

@@ -22,7 +22,7 @@ description:
   - The item is read with the write credential (PVE wants C(Datastore.Allocate) even to read it).
   - Removing a storage drops the definition, not the volumes on it; it needs O(confirm_removal=true).
 author:
-  - homeflare.proxmox contributors
+  - homeflare.proxmox contributors (@homeflare)
 extends_documentation_fragment:
   - homeflare.proxmox.connection
   - homeflare.proxmox.connection.state
@@ -35,6 +35,7 @@ attributes:
     description: Shows the managed fields before and after, the same in check mode and in a real run.
   action_group:
     support: full
+    description: One of the C(homeflare.proxmox.proxmox) group, so O(api_host) and the credentials can be set once in C(module_defaults).
     membership:
       - homeflare.proxmox.proxmox
 options:
@@ -148,7 +149,9 @@ object:
   type: dict
   sample: {"storage": "nas-backup", "type": "nfs", "content": ["backup", "iso"]}
 plan:
-  description: What the run decided. C(read) is V(found) or V(absent); C(action) one of V(create), V(update), V(delete), V(none); C(changed) the drifted field names.
+  description:
+    - What the run decided. C(read) is V(found) or V(absent); C(action) one of V(create), V(update), V(delete), V(none).
+    - C(changed) lists the drifted field names.
   returned: always
   type: dict
   sample: {"read": "found", "action": "update", "changed": ["content"]}

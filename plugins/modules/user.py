@@ -18,7 +18,7 @@ description:
   - Passwords and two-factor keys are not managed here; the user's API tokens are reported, not managed.
   - Removing a user also removes its tokens and ACL grants; PVE refuses to remove C(root@pam).
 author:
-  - homeflare.proxmox contributors
+  - homeflare.proxmox contributors (@homeflare)
 extends_documentation_fragment:
   - homeflare.proxmox.connection
   - homeflare.proxmox.connection.state
@@ -31,6 +31,7 @@ attributes:
     description: Shows the managed fields before and after, the same in check mode and in a real run.
   action_group:
     support: full
+    description: One of the C(homeflare.proxmox.proxmox) group, so O(api_host) and the credentials can be set once in C(module_defaults).
     membership:
       - homeflare.proxmox.proxmox
 options:
@@ -88,7 +89,9 @@ object:
   sample: {"userid": "alice@pve", "comment": "", "email": "alice@example.org", "enable": true, "expire": 0,
            "firstname": "", "lastname": "", "groups": ["operators"], "tokens": []}
 plan:
-  description: What the run decided. C(read) is V(found) or V(absent); C(action) one of V(create), V(update), V(delete), V(none); C(changed) the drifted field names.
+  description:
+    - What the run decided. C(read) is V(found) or V(absent); C(action) one of V(create), V(update), V(delete), V(none).
+    - C(changed) lists the drifted field names.
   returned: always
   type: dict
   sample: {"read": "found", "action": "update", "changed": ["groups"]}

@@ -81,8 +81,10 @@ def test_check_mode_plans_without_writing():
     result = reconcile(client, pool.FAMILY, params(pool, poolid='lab', comment='Lab'), check_mode=True)
     assert result['changed'] is True
     assert result['plan'] == {'read': 'found', 'action': 'update', 'changed': ['comment']}
-    assert result['diff'] == {'before': {'poolid': 'lab', 'comment': 'by hand'},
-                               'after': {'poolid': 'lab', 'comment': 'Lab'}}
+    assert result['diff'] == {
+        'before': {'poolid': 'lab', 'comment': 'by hand'},
+        'after': {'poolid': 'lab', 'comment': 'Lab'},
+    }
     assert client.writes() == []
 
 
@@ -151,7 +153,7 @@ def test_storage_clear_wins_and_digest_is_sent():
             'nodes': 'node1', 'digest': 'abc'}
     client = FakeClient({'/storage/nfs1': live})
     reconcile(client, storage.FAMILY, params(storage, storage='nfs1', type='nfs', content=['iso'], nodes=[]))
-    method, path, form, _ = client.writes()[0]
+    method, path, form = client.writes()[0][:3]
     assert (method, path) == ('PUT', '/storage/nfs1')
     assert form == {'content': 'iso', 'delete': 'nodes', 'digest': 'abc'}
     assert 'nodes' not in form

@@ -1,0 +1,110 @@
+"""Fixtures for real ``ansible-playbook`` runs against the simulator."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+import yaml
+
+from simulator import Simulator
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+BIN = os.path.dirname(sys.executable)
+
+
+@pytest.fixture
+def sim():
+    with Simulator(members=3) as simulator:
+        yield simulator
+
+
+class Run:
+    """One finished ansible-playbook run: its exit code, output and recorded task results."""
+
+    def __init__(self, proc, results):
+        self.rc = proc.returncode
+        self.output = proc.stdout + proc.stderr
+        self.results = results
+
+    def result(self, index=-1):
+        return self.results[index]['result']
+
+    @property
+    def failed(self):
+        return [line for line in self.results if line['status'] in ('failed', 'item_failed')]
+
+    def __repr__(self):
+        return 'Run(rc=%s)\n%s' % (self.rc, self.output[-4000:])
+
+
+def connection(sim):
+    return {
+        'api_host': sim.members,
+        'api_token_id': sim.token_id,
+        'api_token_secret': sim.token_secret,
+        'ca_path': sim.ca_path,
+        'api_timeout': 5,
+    }
+
+
+@pytest.fixture
+def playbook(sim, tmp_path):
+    """Run tasks (a list of task dicts) in one play against ``sim``; returns a Run."""
+    counter = {'n': 0}
+    from conftest import COLLECTIONS
+
+    def run(tasks, check=False, diff=False, verbosity=0, defaults=None, env=None, play_extra=None):
+        counter['n'] += 1
+        name = 'play%d' % counter['n']
+        play = {
+            'name': 'Integration play',
+            'hosts': 'localhost',
+            'gather_facts': False,
+            'module_defaults': {'group/homeflare.proxmox.proxmox': defaults if defaults is not None
+                                else connection(sim)},
+            'tasks': tasks,
+        }
+        play.update(play_extra or {})
+        book = tmp_path / ('%s.yml' % name)
+        book.write_text(yaml.safe_dump([play], sort_keys=False))
+        record = tmp_path / ('%s.jsonl' % name)
+        environment = dict(os.environ)
+        environment.update({
+            'ANSIBLE_COLLECTIONS_PATH': COLLECTIONS,
+            'ANSIBLE_CALLBACK_PLUGINS': os.path.join(HERE, 'callback_plugins'),
+            'ANSIBLE_CALLBACKS_ENABLED': 'record_results',
+            'RECORD_RESULTS_FILE': str(record),
+            'ANSIBLE_NOCOLOR': '1',
+            'ANSIBLE_RETRY_FILES_ENABLED': '0',
+            'ANSIBLE_LOCALHOST_WARNING': '0',
+            'ANSIBLE_INVENTORY_UNPARSED_WARNING': '0',
+            'ANSIBLE_PYTHON_INTERPRETER': sys.executable,
+            'ANSIBLE_LOCAL_TEMP': str(tmp_path / 'ansible-tmp'),
+            'ANSIBLE_HOME': str(tmp_path / 'ansible-home'),
+        })
+        environment.update(env or {})
+        command = [os.path.join(BIN, 'ansible-playbook'), '-i', 'localhost,', '-c', 'local', str(book)]
+        if check:
+            command.append('--check')
+        if diff:
+            command.append('--diff')
+        if verbosity:
+            command.append('-' + 'v' * verbosity)
+        proc = subprocess.run(command, capture_output=True, text=True, env=environment, timeout=300, check=False)
+        results = []
+        if record.exists():
+            results = [json.loads(line) for line in record.read_text().splitlines() if line.strip()]
+        return Run(proc, results)
+
+    return run
+
+
+def writes(sim):
+    return sim.writes()
+
+
+def gets(sim):
+    return [entry for entry in sim.log if entry['method'] == 'GET']
