@@ -7,7 +7,8 @@
 #  3. export PROXMOX_HOST / PROXMOX_TOKEN_ID / PROXMOX_TOKEN_SECRET /
 #     PROXMOX_CA_PATH, the env fallbacks the modules read
 #  4. ansible-playbook examples/demo.yml: verify (--check --diff), apply, apply
-#     again (nothing changes), verify again (no drift)
+#     again (nothing changes), drift made through the API (scripts/demo_drift.py),
+#     verify (--check --diff shows it), repair
 #  5. stop the simulator, however the script ends (trap)
 #
 # Env: DEMO_PLAYBOOK (default examples/demo.yml), SIM_START_TIMEOUT (default 60 s)
@@ -96,9 +97,13 @@ step() {
     wait "$play_pid"
     play_pid=""
 }
-step "1/4 verify: what would change? (--check --diff writes nothing)" --check --diff
-step "2/4 apply" --diff
-step "3/4 apply again: everything is adopted, changed=0" --diff
-step "4/4 verify again: no drift" --check --diff
+step "1/6 verify: what would change? (--check --diff writes nothing)" --check --diff
+step "2/6 apply" --diff
+step "3/6 apply again: everything is adopted, changed=0" --diff
+echo
+echo "######## 4/6 drift made behind Ansible's back, through the API"
+"$venv/bin/python" scripts/demo_drift.py
+step "5/6 verify: --check --diff names the drifted fields and writes nothing" --check --diff
+step "6/6 repair: one write per drifted object" --diff
 echo
 echo "demo: done"
