@@ -1,0 +1,254 @@
+"""Named string formats of PVE's JSON schema dialect (``register_format``).
+
+Each checker takes the string and raises ``FormatError`` with PVE's own text
+(trailing newline included, as Perl's ``die "...\\n"`` leaves it). A checker may
+instead be a dict: a property-string sub-schema (e.g. ``prune-backups``),
+parsed by ``schema.parse_property_string``. Formats not listed here are
+accepted leniently (PVE has ~120; the simulator ports the ones the collection's
+families touch).
+"""
+
+import ipaddress
+import re
+
+
+class FormatError(Exception):
+    """A format checker refused a value (message as PVE's die text)."""
+
+    def __init__(self, message, errors=None):
+        if not message.endswith("\n"):
+            message += "\n"
+        super().__init__(message)
+        self.message = message
+        self.errors = errors  # nested property-string errors
+
+    def text(self):
+        # Perl stringification of the error (PVE::Exception adds "key: err" lines)
+        out = self.message
+        for key, val in (self.errors or {}).items():
+            out += f"{key}: {val}\n"
+        return out
+
+
+USER_RE = r"[^\s:/]+"
+REALM_RE = r"[A-Za-z][A-Za-z0-9\.\-_]+"
+TOKEN_SUBID_RE = REALM_RE
+USERID_RE = re.compile(rf"^({USER_RE})@({REALM_RE})$")
+TOKENID_RE = re.compile(rf"^({USER_RE})@({REALM_RE})!({TOKEN_SUBID_RE})$")
+DNS_LABEL = r"([a-zA-Z0-9]([a-zA-Z0-9\-]*[a-zA-Z0-9])?)"
+DNS_RE = re.compile(rf"^({DNS_LABEL}\.)*{DNS_LABEL}$")
+EMAIL_RE = re.compile(r"^[\w\+\-\~]+(\.[\w\+\-\~]+)*@[a-zA-Z0-9\-]+(\.[a-zA-Z0-9\-]+)*$")
+
+
+def split_list(text):
+    """PVE::Tools::split_list: NUL-separated, else split on , ; and whitespace."""
+    text = text or ""
+    if "\0" in text:
+        return text.split("\0")
+    return re.sub(r"[,;]", " ", text).split()
+
+
+def _regex(pattern, message, flags=0):
+    compiled = re.compile(pattern, flags)
+
+    def check(value):
+        if not compiled.search(value):
+            raise FormatError(message.format(value=value))
+    return check
+
+
+def verify_username(value):
+    value = value or ""
+    if len(value) < 3:
+        raise FormatError(f"user name '{value}' is too short")
+    if len(value) > 64:
+        raise FormatError(f"user name '{value}' is too long ({len(value)} > 64)")
+    if not USERID_RE.match(value):
+        raise FormatError(f"value '{value}' does not look like a valid user name")
+
+
+def verify_tokenid(value):
+    if not TOKENID_RE.match(value):
+        raise FormatError(f"value '{value}' does not look like a valid token ID")
+
+
+def _is_ip(value, version=None):
+    try:
+        addr = ipaddress.ip_address(value)
+    except ValueError:
+        return False
+    return version is None or addr.version == version
+
+
+def _is_cidr(value, version=None):
+    if "/" not in value:
+        return False
+    addr, _, bits = value.partition("/")
+    if not bits.isdigit() or not _is_ip(addr, version):
+        return False
+    bits = int(bits)
+    v = ipaddress.ip_address(addr).version
+    return 7 < bits <= (32 if v == 4 else 128)
+
+
+def _ip(version, label):
+    def check(value):
+        if not _is_ip(value, version):
+            raise FormatError(f"value does not look like a valid {label}")
+    return check
+
+
+def _cidr(version, label):
+    def check(value):
+        if not _is_cidr(value, version):
+            raise FormatError(f"value does not look like a valid {label}")
+    return check
+
+
+def verify_ip_or_cidr(value):
+    if not (_is_ip(value) or _is_cidr(value)):
+        raise FormatError("value does not look like a valid IP address or CIDR network")
+
+
+def verify_dns_name(value):
+    if not DNS_RE.match(value):
+        raise FormatError("value does not look like a valid DNS name")
+
+
+def verify_address(value):
+    if not (_is_ip(value) or DNS_RE.match(value)):
+        raise FormatError(f"value does not look like a valid address: {value}")
+
+
+def verify_storage_server(value):
+    if not (_is_ip(value) or DNS_RE.match(value)):
+        raise FormatError("value does not look like a valid server name or IP address")
+
+
+def verify_portal(value):
+    host, sep, port = value.rpartition(":")
+    if not sep or not port.isdigit() or value.count(":") > 1 and not value.startswith("["):
+        host = value
+    host = host.strip("[]")
+    if not (_is_ip(host) or DNS_RE.match(host)):
+        raise FormatError("value does not look like a valid portal address")
+
+
+def verify_email(value):
+    if not EMAIL_RE.match(value):
+        raise FormatError("value does not look like a valid email address")
+
+
+def verify_email_or_username(value):
+    if not (EMAIL_RE.match(value) or re.match(rf"^{USER_RE}$", value)):
+        raise FormatError("value does not look like a valid user name or email address")
+
+
+CONTENT_TYPES = ("images", "rootdir", "vztmpl", "iso", "backup", "snippets", "import", "none")
+
+
+def verify_content(value):
+    if value not in CONTENT_TYPES:
+        raise FormatError(f"invalid content type '{value}'")
+
+
+def verify_priv(value):
+    from .auth import VALID_PRIVS  # local import: auth imports formats
+    if value not in VALID_PRIVS:
+        raise FormatError(f"invalid privilege '{value}'")
+
+
+def verify_disk_size(value):
+    if not re.match(r"^(\d+(\.\d+)?)([KMGT](?:iB)?)?$", value):
+        raise FormatError(f"value does not look like a valid disk size: {value}")
+
+
+def verify_calendar_event(value):
+    # PVE parses systemd calendar events in Rust; accept anything printable.
+    if not value.strip() or re.search(r"[\x00-\x1f]", value):
+        raise FormatError(f"unable to parse calendar event '{value}'")
+
+
+def verify_startup_order(value):
+    for part in value.split(","):
+        if not part.strip():
+            continue
+        if not re.match(r"^(order=)?\d+$|^up=\d+$|^down=\d+$", part):
+            raise FormatError("unable to parse startup options")
+
+
+PRUNE_BACKUPS = {
+    "keep-all": {"type": "boolean", "optional": 1},
+    "keep-last": {"type": "integer", "minimum": 1, "optional": 1},
+    "keep-hourly": {"type": "integer", "minimum": 1, "optional": 1},
+    "keep-daily": {"type": "integer", "minimum": 1, "optional": 1},
+    "keep-weekly": {"type": "integer", "minimum": 1, "optional": 1},
+    "keep-monthly": {"type": "integer", "minimum": 1, "optional": 1},
+    "keep-yearly": {"type": "integer", "minimum": 1, "optional": 1},
+}
+
+
+def validate_prune_backups(parsed):
+    keep_all = parsed.get("keep-all")
+    others = [k for k in parsed if k != "keep-all"]
+    if keep_all is not None and str(keep_all) == "1" and others:
+        raise FormatError("keep-all cannot be set together with other options.")
+    return parsed
+
+
+FORMATS = {
+    "string": lambda value: None,
+    "regex": lambda value: None,
+    "urlencoded": _regex(r"^[-%a-zA-Z0-9_.!~*'()]*$", "invalid urlencoded string: {value}"),
+    "pve-configid": _regex(r"^[a-z][a-z0-9_-]+$", "invalid configuration ID '{value}'", re.I),
+    "pve-storage-id": _regex(r"^[a-z][a-z0-9\-\_\.]*[a-z0-9]$",
+                             "storage ID '{value}' contains illegal characters", re.I),
+    "pve-vmid": _regex(r"^[1-9][0-9]{2,8}$", "value does not look like a valid VM ID"),
+    "pve-node": _regex(r"^([a-zA-Z0-9]([a-zA-Z0-9\-]*[a-zA-Z0-9])?)$",
+                       "value does not look like a valid node name"),
+    "pve-poolid": _regex(r"^[A-Za-z0-9\.\-_]+(?:/[A-Za-z0-9\.\-_]+){0,2}$",
+                         "pool name '{value}' contains invalid characters"),
+    "pve-roleid": _regex(r"^[A-Za-z0-9\.\-_]+$", "role name '{value}' contains invalid characters"),
+    "pve-groupid": _regex(r"^[A-Za-z0-9\.\-_]+$",
+                          "group name '{value}' contains invalid characters"),
+    "pve-realm": _regex(rf"^{REALM_RE}$", "value does not look like a valid realm"),
+    "pve-userid": verify_username,
+    "pve-tokenid": verify_tokenid,
+    "pve-priv": verify_priv,
+    "pve-storage-content": verify_content,
+    "pve-storage-path": _regex(r"^/[^;\(\)]+", "value does not look like a valid absolute path"),
+    "pve-storage-server": verify_storage_server,
+    "pve-storage-portal-dns": verify_portal,
+    "pve-storage-vgname": _regex(r"^[a-zA-Z0-9\+\.\-_]+$",
+                                 "value does not look like a valid volume group name"),
+    "pve-storage-options": _regex(r"^[-\w\.=,:/ ]*$", "invalid options '{value}'"),
+    "pve-dir-override": _regex(r"^[a-z]+=/.+$", "invalid content directory override '{value}'"),
+    "pve-volume-id": _regex(r"^[a-z][a-z0-9\-\_\.]*[a-z0-9]:.+$", "unable to parse volume ID '{value}'",
+                            re.I),
+    "pve-iface": _regex(r"^[a-z][a-z0-9_]{1,20}([:\.]\d+)?$",
+                        "invalid network interface name '{value}'", re.I),
+    "pve-bridge-id": _regex(r"^[-_.\w\d]+$", "invalid bridge ID '{value}'"),
+    "pve-tag": _regex(r"^(?i:[a-z0-9_][a-z0-9_\-\+\.]*)$", "invalid characters in tag"),
+    "pve-calendar-event": verify_calendar_event,
+    "pve-startup-order": verify_startup_order,
+    "email": verify_email,
+    "email-or-username": verify_email_or_username,
+    "dns-name": verify_dns_name,
+    "address": verify_address,
+    "ip": _ip(None, "IP address"),
+    "ipv4": _ip(4, "IPv4 address"),
+    "ipv6": _ip(6, "IPv6 address"),
+    "CIDR": _cidr(None, "CIDR network"),
+    "CIDRv4": _cidr(4, "IPv4 CIDR network"),
+    "CIDRv6": _cidr(6, "IPv6 CIDR network"),
+    "IPorCIDR": verify_ip_or_cidr,
+    "mac-addr": _regex(r"^[a-f0-9][02468ace](?::[a-f0-9]{2}){5}$",
+                       "value does not look like a valid unicast MAC address", re.I),
+    "disk-size": verify_disk_size,
+    "prune-backups": PRUNE_BACKUPS,
+}
+
+# validators attached to hash formats (PVE: register_format($name, $hash, \&validator))
+FORMAT_VALIDATORS = {
+    "prune-backups": validate_prune_backups,
+}

@@ -1,0 +1,4 @@
+"""One small module per API family; importing this package registers them."""
+
+from .base import ROUTES, Context, Result, route  # noqa: F401
+from . import access_ticket, acl, cluster, groups, pools, roles, storage, tasks, users  # noqa: F401,E402

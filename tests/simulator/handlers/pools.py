@@ -1,0 +1,148 @@
+"""/pools and /pools/{poolid} (pve-manager API2/Pool.pm, PVE 9 shape)."""
+
+from ..errors import die, locked
+from ..formats import split_list
+from .base import route
+
+
+def _pool(state, poolid):
+    pool = state.pools.get(poolid)
+    if pool is None:
+        raise die(f"pool '{poolid}' does not exist")
+    return pool
+
+
+def _members(ctx, pool, typ=None):
+    state = ctx.state
+    members = []
+    for vmid in sorted(pool["vms"], key=int):
+        guest = state.guests.get(int(vmid))
+        if not guest or (typ and typ != guest["type"]):
+            continue
+        members.append({"id": f"{guest['type']}/{vmid}", "vmid": int(vmid),
+                        "node": guest["node"], "type": guest["type"],
+                        "status": guest.get("status", "stopped"),
+                        "name": guest.get("name", f"guest{vmid}")})
+    if typ in (None, "storage"):
+        for sid in sorted(pool["storage"]):
+            scfg = state.storage.get(sid)
+            if scfg is None:
+                continue
+            node = ctx.node
+            if scfg.get("nodes") and node not in scfg["nodes"]:
+                node = sorted(scfg["nodes"])[0]
+            members.append({"id": f"storage/{node}/{sid}", "storage": sid, "node": node,
+                            "type": "storage", "plugintype": scfg["type"],
+                            "status": "available",
+                            "content": state.render_value("content", scfg.get("content", set())),
+                            "shared": 1 if scfg.get("shared") else 0})
+    return members
+
+
+@route("GET", "/pools")
+def index(ctx, p):
+    state = ctx.state
+    res = []
+    poolids = [p["poolid"]] if p.get("poolid") else sorted(state.pools)
+    for poolid in poolids:
+        if p.get("poolid"):
+            _pool(state, poolid)
+        if not ctx.access.check(ctx.authid, f"/pool/{poolid}", ["Pool.Audit"], True):
+            continue
+        pool = state.pools[poolid]
+        entry = {"poolid": poolid}
+        if pool.get("comment") is not None:
+            entry["comment"] = pool["comment"]
+        if p.get("poolid"):
+            entry["members"] = _members(ctx, pool, p.get("type"))
+        res.append(entry)
+    return res
+
+
+@route("POST", "/pools")
+def create(ctx, p):
+    state = ctx.state
+    poolid = p["poolid"]
+    with locked(state, "create pool failed"):
+        if poolid in state.pools:
+            raise die(f"pool '{poolid}' already exists")
+        if "/" in poolid:
+            parent = poolid.rsplit("/", 1)[0]
+            if parent not in state.pools:
+                raise die(f"parent '{parent}' does not exist")
+        state.pools[poolid] = {"vms": set(), "storage": set()}
+        if p.get("comment"):
+            state.pools[poolid]["comment"] = p["comment"]
+    return None
+
+
+@route("GET", "/pools/{poolid}")
+def read(ctx, p):
+    pool = _pool(ctx.state, p["poolid"])
+    res = {"members": _members(ctx, pool, p.get("type"))}
+    if pool.get("comment") is not None:
+        res["comment"] = pool["comment"]
+    return res
+
+
+@route("PUT", "/pools/{poolid}")
+@route("PUT", "/pools")
+def update(ctx, p):
+    state, access, authid = ctx.state, ctx.access, ctx.authid
+    poolid = p["poolid"]
+    with locked(state, "update pools failed"):
+        pool = _pool(state, poolid)
+        if p.get("comment") is not None:
+            if p["comment"]:
+                pool["comment"] = p["comment"]
+            else:
+                pool.pop("comment", None)  # an empty comment does not survive user.cfg
+        for vmid in split_list(p.get("vms")):
+            access.check_perm_modify(authid, f"/vms/{vmid}")
+            owner = next((pid for pid, other in state.pools.items() if vmid in other["vms"]), None)
+            if p.get("delete"):
+                if vmid not in pool["vms"]:
+                    raise die(f"VM {vmid} is not a pool member")
+                pool["vms"].discard(vmid)
+            else:
+                if vmid in pool["vms"]:
+                    raise die(f"VM {vmid} is already a pool member")
+                if owner is not None:
+                    if not p.get("allow-move"):
+                        raise die(f"VM {vmid} belongs already to pool '{owner}' and "
+                                  "allow-move is not set")
+                    access.check(authid, f"/pool/{owner}", ["Pool.Allocate"])
+                    state.pools[owner]["vms"].discard(vmid)
+                pool["vms"].add(vmid)
+        for sid in split_list(p.get("storage")):
+            access.check_perm_modify(authid, f"/storage/{sid}")
+            if p.get("delete"):
+                if sid not in pool["storage"]:
+                    raise die(f"Storage '{sid}' is not a pool member")
+                pool["storage"].discard(sid)
+            else:
+                if sid in pool["storage"]:
+                    raise die(f"Storage '{sid}' is already a pool member")
+                pool["storage"].add(sid)
+    return None
+
+
+@route("DELETE", "/pools/{poolid}")
+@route("DELETE", "/pools")
+def delete(ctx, p):
+    state = ctx.state
+    poolid = p["poolid"]
+    with locked(state, "delete pool failed"):
+        pool = _pool(state, poolid)
+        for vmid in sorted(pool["vms"], key=int):
+            if int(vmid) in state.guests:
+                raise die(f"pool '{poolid}' is not empty (contains VM {vmid})")
+        for sid in sorted(pool["storage"]):
+            if sid in state.storage:
+                raise die(f"pool '{poolid}' is not empty (contains storage '{sid}')")
+        if any(other.startswith(poolid + "/") for other in state.pools):
+            raise die(f"pool '{poolid}' is not empty (contains child pools)")
+        del state.pools[poolid]
+        state.drop_acl_path(f"/pool/{poolid}")
+    return None
+
