@@ -125,10 +125,16 @@ class PveApi:
         self.authenticator = sim.authenticator
 
     # -- logging helpers ------------------------------------------------------
-    def describe(self, req):
+    def describe(self, req, authenticate=False):
         """Best-effort log entry for a request (path after /api2/json, params)."""
         path, query = split_target(req.target)
         _, rel = api_rel_path(path)
+        token_id = None
+        if authenticate and rel is not None:
+            try:
+                token_id = self.authenticator.authenticate(req.method, rel, req.headers)[0]
+            except AuthFailure:
+                pass
         form = {}
         if req.body:
             try:
@@ -138,7 +144,7 @@ class PveApi:
         form.update(parse_query(query))
         form.pop("_dc", None)
         return {"method": req.method, "path": rel if rel is not None else path, "form": form,
-                "member": req.member.address, "token_id": None, "status": None}
+                "member": req.member.address, "token_id": token_id, "status": None}
 
     def handle(self, req):
         entry = self.describe(req)

@@ -77,7 +77,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(sim.control(req))
             return
         if member.hanging:
-            entry = member.app.describe(req)
+            entry = member.app.describe(req, authenticate=True)
             sim.record(entry)  # it reached the member; status stays null
             member.hang_release.wait(sim.hang_limit)
             self.close_connection = True

@@ -35,7 +35,8 @@ def _members(ctx, pool, typ=None):
                             "type": "storage", "plugintype": scfg["type"],
                             "status": "available",
                             "content": state.render_value("content", scfg.get("content", set())),
-                            "shared": 1 if scfg.get("shared") else 0})
+                            "shared": 1 if scfg.get("shared") or
+                            (state.storage_type_info(scfg["type"]) or {}).get("shared") else 0})
     return members
 
 
