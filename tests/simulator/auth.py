@@ -240,7 +240,7 @@ class Access:
             if priv not in perm:
                 if noerr:
                     return False
-                raise perm_exc(f"{path}, {priv}")
+                raise perm_exc(f"{path or ''}, {priv}")
         return True
 
     def check_any(self, authid, path, privs, noerr=False):
@@ -249,7 +249,7 @@ class Access:
             return True
         if noerr:
             return False
-        raise perm_exc(f"{path}, " + "|".join(privs))
+        raise perm_exc(f"{path or ''}, " + "|".join(privs))
 
     def check_full(self, authid, path, privs, any_, noerr=False):
         if any_:

@@ -246,6 +246,7 @@ class Simulator:
         self._faults = []
         self._fault_lock = threading.Lock()
         self._started = False
+        self._client_ctx = None
 
     # -- lifecycle --------------------------------------------------------------
     def start(self):
@@ -292,6 +293,7 @@ class Simulator:
                 self.log_path = None
             shutil.rmtree(self.tls.directory, ignore_errors=True)
             self.tls = None
+            self._client_ctx = None
         self._started = False
 
     def __enter__(self):
@@ -386,8 +388,10 @@ class Simulator:
             body = encoded
             headers["Content-Type"] = "application/x-www-form-urlencoded"
         host, port = self._members[member].address.split(":")
+        if self._client_ctx is None:
+            self._client_ctx = self.tls.client_context()
         conn = http.client.HTTPSConnection(host, int(port), timeout=timeout,
-                                           context=self.tls.client_context())
+                                           context=self._client_ctx)
         try:
             conn.request(method, path, body=body, headers=headers)
             resp = conn.getresponse()

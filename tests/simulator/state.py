@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 from .auth import BUILTIN_ROLES
 from .errors import die
-from .formats import USERID_RE, FormatError, verify_username
+from .formats import TOKENID_RE, USERID_RE, FormatError, verify_username
 from .storage_types import TYPES as STORAGE_TYPES
 
 UPID_RE = re.compile(
@@ -174,6 +174,8 @@ class ClusterState:
     def add_token(self, userid, tokenid, privsep=1, expire=0, comment=None, secret=None):
         """Create an API token directly and return its secret (test helper)."""
         with self.lock:
+            if not TOKENID_RE.match(f"{userid}!{tokenid}"):
+                raise ValueError(f"bad token id {userid}!{tokenid}")
             user = self.users[userid]
             info = {"privsep": 1 if privsep else 0, "expire": int(expire or 0)}
             if comment:
