@@ -160,7 +160,7 @@ class Access:
         user = authid
         if TOKENID_RE.match(authid):
             tokenid = authid
-            user, _ = split_tokenid(authid)
+            user = split_tokenid(authid)[0]
         split = [""] if path == "/" else path.split("/")
         node_path = ""
         roles = {}
@@ -463,7 +463,7 @@ class Authenticator:
             api_token = urllib.parse.unquote(m.group(1))
         ticket = None
         for part in (headers.get("Cookie") or "").split(";"):
-            name, _, value = part.strip().partition("=")
+            name, _sep, value = part.strip().partition("=")
             if name == "PVEAuthCookie" and value:
                 ticket = urllib.parse.unquote(value)
         if ticket is None:
@@ -515,4 +515,3 @@ class Authenticator:
     def check_password(self, userid, password):
         stored = self.state.passwords.get(userid)
         return stored is not None and hmac.compare_digest(stored, password)
-

@@ -83,7 +83,7 @@ def _is_ip(value, version=None):
 def _is_cidr(value, version=None):
     if "/" not in value:
         return False
-    addr, _, bits = value.partition("/")
+    addr, _sep, bits = value.partition("/")
     if not bits.isdigit() or not _is_ip(addr, version):
         return False
     bits = int(bits)

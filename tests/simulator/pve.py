@@ -99,7 +99,7 @@ def parse_query(query):
 
 
 def split_target(target):
-    raw_path, _, query = target.partition("?")
+    raw_path, _sep, query = target.partition("?")
     return urllib.parse.unquote(raw_path), query
 
 
@@ -128,7 +128,7 @@ class PveApi:
     def describe(self, req, authenticate=False):
         """Best-effort log entry for a request (path after /api2/json, params)."""
         path, query = split_target(req.target)
-        _, rel = api_rel_path(path)
+        rel = api_rel_path(path)[1]
         token_id = None
         if authenticate and rel is not None:
             try:

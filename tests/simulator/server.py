@@ -444,4 +444,3 @@ def _control_answer(status, data, message=None):
         body["message"] = message + "\n"
     return Response(status, _reason(message or "OK", status), json.dumps(body).encode(),
                     _json_headers() + [("Connection", "close")])
-

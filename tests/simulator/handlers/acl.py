@@ -69,7 +69,7 @@ def update(ctx, p):
                     raise die(f"user '{userid}' does not exist")
                 _apply(node["users"], userid, role, propagate, delete)
             for tokenid in split_list(p.get("tokens")):
-                userid, _, token = tokenid.partition("!")
+                userid, _sep, token = tokenid.partition("!")
                 state.check_token_exist(userid, token)
                 _apply(node["tokens"], tokenid, role, propagate, delete)
         state.prune_acl()

@@ -146,4 +146,3 @@ def delete(ctx, p):
         del state.pools[poolid]
         state.drop_acl_path(f"/pool/{poolid}")
     return None
-
