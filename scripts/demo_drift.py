@@ -17,8 +17,8 @@ CHANGES = [
 
 def main():
     member = os.environ['PROXMOX_HOST'].split(',')[0]
-    headers = {'Authorization': 'PVEAPIToken=%s=%s' % (os.environ['PROXMOX_TOKEN_ID'],
-                                                      os.environ['PROXMOX_TOKEN_SECRET'])}
+    token = '%s=%s' % (os.environ['PROXMOX_TOKEN_ID'], os.environ['PROXMOX_TOKEN_SECRET'])
+    headers = {'Authorization': 'PVEAPIToken=' + token}
     for method, path, form in CHANGES:
         response = requests.request(method, 'https://%s/api2/json%s' % (member, path), data=form, headers=headers,
                                     verify=os.environ['PROXMOX_CA_PATH'], timeout=10)

@@ -1,30 +1,12 @@
-"""Make the collection importable as ``ansible_collections.homeflare.proxmox`` and the simulator as ``simulator``.
-
-The repository root is the collection; a symlinked tree outside the checkout gives it the
-path Ansible's loader expects, without copying anything.
-"""
+"""Put the collection (as ansible_collections.homeflare.proxmox) and tests/ (for ``simulator``) on sys.path."""
 
 import os
 import sys
-import tempfile
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TESTS = os.path.join(REPO, 'tests')
+TESTS = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, TESTS)
 
+from collection_root import COLLECTIONS  # noqa: E402  pylint: disable=wrong-import-position
 
-def collection_root():
-    root = os.path.join(tempfile.gettempdir(), 'homeflare-collections-%d' % os.getuid())
-    namespace = os.path.join(root, 'ansible_collections', 'homeflare')
-    os.makedirs(namespace, exist_ok=True)
-    link = os.path.join(namespace, 'proxmox')
-    if not (os.path.islink(link) and os.readlink(link) == REPO):
-        tmp_link = '%s.%d' % (link, os.getpid())
-        os.symlink(REPO, tmp_link)
-        os.replace(tmp_link, link)
-    return root
-
-
-COLLECTIONS = collection_root()
-for path in (COLLECTIONS, TESTS):
-    if path not in sys.path:
-        sys.path.insert(0, path)
+if COLLECTIONS not in sys.path:
+    sys.path.insert(0, COLLECTIONS)

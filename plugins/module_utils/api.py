@@ -127,7 +127,7 @@ def _chain(exc):
     todo = [exc]
     while todo:
         current = todo.pop()
-        if current is None or any(current is item for item in seen):
+        if not isinstance(current, BaseException) or any(current is item for item in seen):
             continue
         seen.append(current)
         todo.extend([current.__cause__, current.__context__, getattr(current, 'reason', None)])

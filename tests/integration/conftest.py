@@ -8,6 +8,7 @@ import sys
 import pytest
 import yaml
 
+from collection_root import COLLECTIONS
 from simulator import Simulator
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -54,7 +55,6 @@ def connection(sim):
 def playbook(sim, tmp_path):
     """Run tasks (a list of task dicts) in one play against ``sim``; returns a Run."""
     counter = {'n': 0}
-    from conftest import COLLECTIONS
 
     def run(tasks, check=False, diff=False, verbosity=0, defaults=None, env=None, play_extra=None):
         counter['n'] += 1

@@ -8,7 +8,7 @@ import sys
 import pytest
 import yaml
 
-from conftest import COLLECTIONS
+from collection_root import COLLECTIONS
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MODULES = sorted(os.path.basename(path)[:-3] for path in glob.glob(os.path.join(REPO, 'plugins', 'modules', '*.py'))
