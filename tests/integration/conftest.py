@@ -38,7 +38,7 @@ class Run:
         return [line for line in self.results if line['status'] in ('failed', 'item_failed')]
 
     def __repr__(self):
-        return 'Run(rc=%s)\n%s' % (self.rc, self.output[-4000:])
+        return "Run(rc=%s)\n%s\n%s" % (self.rc, self.output[-3000:], self.failed)
 
 
 def connection(sim):
@@ -49,6 +49,12 @@ def connection(sim):
         'ca_path': sim.ca_path,
         'api_timeout': 5,
     }
+
+
+@pytest.fixture
+def sim_connection(sim):
+    """The connection options for ``sim``, as module_defaults or role variables take them."""
+    return connection(sim)
 
 
 @pytest.fixture

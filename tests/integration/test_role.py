@@ -1,0 +1,42 @@
+"""The cluster role applies a whole declaration in dependency order, and adopts it on the second run."""
+
+import os
+
+import pytest
+import yaml
+
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def demo_vars():
+    with open(os.path.join(REPO, 'examples', 'demo.yml')) as handle:
+        return yaml.safe_load(handle)[0]['vars']
+
+
+def role_task(variables):
+    return {'name': 'Apply the declaration', 'ansible.builtin.include_role': {'name': 'homeflare.proxmox.cluster'},
+            'vars': variables}
+
+
+@pytest.mark.parametrize('where', ['play module_defaults', 'cluster_connection'])
+def test_role_applies_in_order_then_adopts(sim, sim_connection, playbook, where):
+    variables = demo_vars()
+    defaults = None
+    if where == 'cluster_connection':
+        variables['cluster_connection'] = sim_connection
+        defaults = {}
+    variables['cluster_storages'][0]['password'] = 'RoleStoragePassw0rd'
+    variables['cluster_storages'][0]['type'] = 'cifs'
+    variables['cluster_storages'][0].update(server='nas.invalid', share='backup', username='pve')
+    del variables['cluster_storages'][0]['path']
+    first = playbook([role_task(variables)], verbosity=3, defaults=defaults)
+    assert first.rc == 0, first
+    assert 'RoleStoragePassw0rd' not in first.output
+    assert [entry['path'] for entry in sim.writes()] == [
+        '/access/roles', '/access/groups', '/pools', '/access/users', '/storage', '/access/acl']
+    sim.clear_log()
+    second = playbook([role_task(variables)], defaults=defaults)
+    assert second.rc == 0, second
+    assert sim.writes() == []
+    assert all(line['result'].get('changed') is False for line in second.results if line['status'] == 'item_ok')
