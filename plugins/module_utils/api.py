@@ -32,7 +32,7 @@ except ImportError as exc:  # pragma: no cover - reported by the entry point
     REQUESTS_IMPORT_ERROR = exc
 
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import (
-    ApiError, MaybeApplied, Unreachable)
+    ApiError, AuthenticationFailed, MaybeApplied, Unreachable)
 
 WRITE_METHODS = ('POST', 'PUT', 'DELETE')
 
@@ -209,8 +209,16 @@ class Client:
         return self.request('DELETE', path, params, role).data
 
     def request(self, method, path, form=None, role='read'):
-        auth = self.credentials.auth_for(role, self)
-        return self.send(method, path, form, auth)
+        try:
+            return self.send(method, path, form, self.credentials.auth_for(role, self))
+        except AuthenticationFailed:
+            # A cached minted token may have been revoked or expired early: re-mint once and retry.
+            # PVE and PBS answer 401 from their auth layer before any handler runs, so the 401
+            # itself proves a write was not applied and the retry cannot apply it twice.
+            renew = getattr(self.credentials, 'renew', None)
+            if renew is None or not renew(role):
+                raise
+            return self.send(method, path, form, self.credentials.auth_for(role, self))
 
     # -- transport ----------------------------------------------------------------------
     def ordered_members(self):

@@ -16,7 +16,7 @@ from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import
 
 
 def client_from_params(params, scheme):
-    return api.Client(scheme, params['api_host'], credentials_from_params(params), port=params.get('api_port'),
+    return api.Client(scheme, params['api_host'], credentials_from_params(params, scheme), port=params.get('api_port'),
                       validate_certs=params['validate_certs'], ca_path=params.get('ca_path'),
                       timeout=params['api_timeout'])
 

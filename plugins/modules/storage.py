@@ -25,6 +25,7 @@ author:
   - homeflare.proxmox contributors (@homeflare)
 extends_documentation_fragment:
   - homeflare.proxmox.connection
+  - homeflare.proxmox.connection.openbao
   - homeflare.proxmox.connection.state
 attributes:
   check_mode:
