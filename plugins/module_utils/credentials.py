@@ -234,6 +234,7 @@ class OpenBao:
             settings = self.settings
             session = requests.Session()
             session.trust_env = False  # the task's CA file decides, not REQUESTS_CA_BUNDLE
+            session.verify = settings.ca_path or True  # hvac takes a given session's verify over its own argument
             client = hvac.Client(url=settings.address, token=settings.token, namespace=settings.namespace,
                                  verify=settings.ca_path or True, timeout=settings.timeout, session=session)
             if settings.role_id:
