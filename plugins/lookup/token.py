@@ -18,7 +18,7 @@ description:
     C(module_defaults) instead of giving every task the OpenBao options.
   - Minted tokens go through the same lease cache as the modules, so templating the lookup in every task still
     mints once per role per lease.
-  - The result holds a secret. Pass it only to options that are C(no_log) (O(api_token_secret) is); never print it.
+  - The result holds a secret. Pass it only to options that are C(no_log) (the modules' O(homeflare.proxmox.pool#module:api_token_secret) is); never print it.
 options:
   role:
     description: The credential role to mint for; V(read) uses O(bao_read_role), V(provision) O(bao_provision_role).

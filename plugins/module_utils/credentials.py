@@ -91,6 +91,7 @@ TWIN_VARIABLES = {
 # Reuse a minted token until this many seconds before its lease ends.
 LEASE_MARGIN = 60
 
+
 class TokenAuth:
     """``Authorization: PVEAPIToken=<id>=<secret>`` (PBS: ``PBSAPIToken=<id>:<secret>``)."""
 
@@ -257,8 +258,8 @@ class OpenBao:
 
     def read_kv(self, mount, path):
         try:
-            answer = self.client().secrets.kv.v2.read_secret_version(path=path, mount_point=mount,
-                                                                      raise_on_deleted_version=True)
+            kv = self.client().secrets.kv.v2
+            answer = kv.read_secret_version(path=path, mount_point=mount, raise_on_deleted_version=True)
         except CredentialError:
             raise
         except Exception as exc:  # pylint: disable=broad-except

@@ -172,7 +172,7 @@ def test_concurrent_misses_share_one_mint_across_threads(tmp_path):
         barrier.wait()
         results.append(dynamic(tmp_path, bao, clock).credential('provision'))
 
-    threads = [threading.Thread(target=task) for _ in range(8)]
+    threads = [threading.Thread(target=task) for index in range(8)]
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -191,14 +191,14 @@ def _mint_in_a_process(directory, queue):
 def test_concurrent_misses_share_one_mint_across_processes(tmp_path):
     queue = multiprocessing.Queue()
     procs = [multiprocessing.Process(target=_mint_in_a_process, args=(str(tmp_path / 'cache'), queue))
-             for _ in range(5)]
+             for index in range(5)]
     for proc in procs:
         proc.start()
-    answers = [queue.get(timeout=30) for _ in procs]
+    answers = [queue.get(timeout=30) for proc in procs]
     for proc in procs:
         proc.join()
-    assert sum(mints for mints, _ in answers) == 1
-    assert len({token_id for _, token_id in answers}) == 1
+    assert sum(answer[0] for answer in answers) == 1
+    assert len({answer[1] for answer in answers}) == 1
 
 
 class Refusing:
