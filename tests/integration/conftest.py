@@ -62,12 +62,12 @@ def playbook(sim, tmp_path):
     """Run tasks (a list of task dicts) in one play against ``sim``; returns a Run."""
     counter = {'n': 0}
 
-    def run(tasks, check=False, diff=False, verbosity=0, defaults=None, env=None, play_extra=None):
+    def run(tasks, check=False, diff=False, verbosity=0, defaults=None, env=None, play_extra=None, hosts=None, forks=None):
         counter['n'] += 1
         name = 'play%d' % counter['n']
         play = {
             'name': 'Integration play',
-            'hosts': 'localhost',
+            'hosts': 'all' if hosts else 'localhost',
             'gather_facts': False,
             'module_defaults': {'group/homeflare.proxmox.proxmox': defaults if defaults is not None
                                 else connection(sim)},
@@ -77,8 +77,12 @@ def playbook(sim, tmp_path):
         book = tmp_path / ('%s.yml' % name)
         book.write_text(yaml.safe_dump([play], sort_keys=False))
         record = tmp_path / ('%s.jsonl' % name)
-        environment = dict(os.environ)
+        # Each test has its own lease cache and no OpenBao settings from the developer's shell.
+        environment = dict((key, value) for key, value in os.environ.items() if not key.startswith(('BAO_', 'VAULT_')))
+        runtime = tmp_path / 'run'
+        runtime.mkdir(mode=0o700, exist_ok=True)
         environment.update({
+            'XDG_RUNTIME_DIR': str(runtime),
             'ANSIBLE_COLLECTIONS_PATH': COLLECTIONS,
             'ANSIBLE_CALLBACK_PLUGINS': os.path.join(HERE, 'callback_plugins'),
             'ANSIBLE_CALLBACKS_ENABLED': 'record_results',
@@ -92,7 +96,14 @@ def playbook(sim, tmp_path):
             'ANSIBLE_HOME': str(tmp_path / 'ansible-home'),
         })
         environment.update(env or {})
-        command = [os.path.join(BIN, 'ansible-playbook'), '-i', 'localhost,', '-c', 'local', str(book)]
+        inventory = 'localhost,'
+        if hosts:
+            inventory = str(tmp_path / ('%s.ini' % name))
+            with open(inventory, 'w') as handle:
+                handle.write(''.join('%s ansible_connection=local\n' % host for host in hosts))
+        command = [os.path.join(BIN, 'ansible-playbook'), '-i', inventory, '-c', 'local', str(book)]
+        if forks:
+            command += ['--forks', str(forks)]
         if check:
             command.append('--check')
         if diff:
