@@ -146,6 +146,10 @@ class PveApi:
         return {"method": req.method, "path": rel if rel is not None else path, "form": form,
                 "member": req.member.address, "token_id": token_id, "status": None}
 
+    def log_hung(self, req):
+        """A request that reached a hung member: logged with ``status: null``."""
+        self.sim.record(self.describe(req, authenticate=True))
+
     def handle(self, req):
         entry = self.describe(req)
         try:

@@ -3,7 +3,9 @@
 Prints exactly one JSON line once every member listens::
 
     {"members": ["127.0.0.1:PORT", ...], "ca_path": "...", "token_id": "root@pam!sim",
-     "token_secret": "...", "log": "FILE"}
+     "token_secret": "...", "log": "FILE", "bao_addr": "https://127.0.0.1:PORT",
+     "bao_mount": "proxmox-sim", "bao_token": "s....", "pbs_members": ["127.0.0.1:PORT"],
+     "pbs_token_id": "root@pam!sim", "pbs_token_secret": "..."}
 
 and serves until SIGTERM/SIGINT (exit status 0).
 """
@@ -49,7 +51,10 @@ def main(argv=None):
     try:
         print(json.dumps({"members": sim.members, "ca_path": sim.ca_path,
                           "token_id": sim.token_id, "token_secret": sim.token_secret,
-                          "log": sim.log_path}), flush=True)
+                          "log": sim.log_path, "bao_addr": sim.bao_addr,
+                          "bao_mount": sim.bao_mount, "bao_token": sim.bao_token,
+                          "pbs_members": sim.pbs_members, "pbs_token_id": sim.pbs_token_id,
+                          "pbs_token_secret": sim.pbs_token_secret}), flush=True)
         while not done.wait(0.5):
             pass
     finally:

@@ -3,9 +3,11 @@
 Every member is a ``ThreadingHTTPServer`` on its own 127.0.0.1 port (TLS is
 negotiated in the connection's worker thread, so a silent client cannot block
 the acceptor). All members share one ``ClusterState`` and hand each request to
-an *app*: today ``pve.PveApi``. Other wire dialects plug in the same way
-(a PBS app on its own port with PBS's rules, an OpenBao-style credential app
-answering ``/v1/<mount>/creds/<role>``): give ``Member`` a different ``app``.
+an *app*: ``pve.PveApi`` for the cluster members, ``pbs.PbsApi`` for the PBS
+server (its own state) and ``bao.BaoEngine`` for the OpenBao-style credential
+engine (``/v1/<mount>/creds/<role>``, minting into the cluster state). An app
+has ``handle(req) -> Response``, ``describe(req, authenticate)``,
+``log_hung(req)`` and optionally ``server_header`` / ``close_on_error``.
 """
 
 import http.client
@@ -17,13 +19,16 @@ import shutil
 import socket
 import ssl
 import threading
+import time
 import urllib.parse
 import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from . import tls as tls_mod
 from .auth import Authenticator
+from .bao import DEFAULT_MOUNT, BaoEngine
 from .errors import ApiError
+from .pbs import PBS_TOKEN_NAME, PBS_TOKEN_USER, PbsApi
 from .pve import MAX_BODY, PveApi, Request, Response, _json_headers, _reason
 from .state import ClusterState
 
@@ -38,6 +43,13 @@ class _Handler(BaseHTTPRequestHandler):
 
     def version_string(self):
         return "pve-api-daemon/3.0"
+
+    def send_response(self, code, message=None):
+        self.send_response_only(code, message)
+        server = getattr(self.server.member.app, "server_header", self.version_string())
+        if server:
+            self.send_header("Server", server)
+        self.send_header("Date", self.date_time_string())
 
     def log_message(self, *args):  # the simulator keeps its own request log
         pass
@@ -73,12 +85,11 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True  # body left unread
         req = Request(self.command, self.path, self.headers, body, member, length,
                       connection=self.connection)
-        if self.path.split("?", 1)[0] == CONTROL_PATH:
+        if self.path.split("?", 1)[0] == CONTROL_PATH and member.app is sim.api:
             self._send(sim.control(req))
             return
         if member.hanging:
-            entry = member.app.describe(req, authenticate=True)
-            sim.record(entry)  # it reached the member; status stays null
+            member.app.log_hung(req)  # it reached the member; status stays null
             member.hang_release.wait(sim.hang_limit)
             self.close_connection = True
             return
@@ -92,9 +103,10 @@ class _Handler(BaseHTTPRequestHandler):
             if key.lower() == "connection" and value.lower() == "close":
                 self.close_connection = True
         self.send_header("Content-Length", str(len(resp.body)))
-        if resp.status >= 400 and not self.close_connection:
+        close_on_error = getattr(self.server.member.app, "close_on_error", True)
+        if resp.status >= 400 and close_on_error and not self.close_connection:
             self.send_header("Connection", "close")
-        if resp.status >= 400:
+        if resp.status >= 400 and close_on_error:
             self.close_connection = True
         self.end_headers()
         self.wfile.write(resp.body)
@@ -224,7 +236,8 @@ class Simulator:
     or ``with Simulator() as sim:``. See docs/simulator.md for the whole API.
     """
 
-    def __init__(self, members=3, log_path=None, unauthorized_delay=0.0, hang_limit=600.0):
+    def __init__(self, members=3, log_path=None, unauthorized_delay=0.0, hang_limit=600.0,
+                 bao_mount=DEFAULT_MOUNT):
         if members < 1:
             raise ValueError("members must be >= 1")
         self.member_count = members
@@ -247,6 +260,15 @@ class Simulator:
         self._fault_lock = threading.Lock()
         self._started = False
         self._client_ctx = None
+        # the credential engine and the PBS server (own ports, same CA)
+        self.bao_mount = bao_mount
+        self.bao_token = None
+        self.bao = None
+        self.pbs = None
+        self.pbs_token_id = f"{PBS_TOKEN_USER}!{PBS_TOKEN_NAME}"
+        self.pbs_token_secret = None
+        self._bao_member = None
+        self._pbs_members = []
 
     # -- lifecycle --------------------------------------------------------------
     def start(self):
@@ -269,8 +291,14 @@ class Simulator:
             self._own_log = False
         self._log_file = open(self.log_path, "a", encoding="utf-8")
         self._members = [Member(self, i, nodes[i], self.api) for i in range(self.member_count)]
+        self.bao_token = "s." + secrets.token_urlsafe(18)
+        self.bao = BaoEngine(self, self.bao_mount)
+        self._bao_member = Member(self, 0, "bao", self.bao)
+        self.pbs = PbsApi(self)
+        self.pbs_token_secret = self.pbs.state.add_token(PBS_TOKEN_USER, PBS_TOKEN_NAME)
+        self._pbs_members = [Member(self, 0, self.pbs.state.node, self.pbs)]
         try:
-            for member in self._members:
+            for member in self._members + [self._bao_member] + self._pbs_members:
                 member.listen()
         except Exception:
             self.stop()
@@ -279,12 +307,15 @@ class Simulator:
         return self
 
     def stop(self):
-        for member in self._members:
+        extra = [self._bao_member] if self._bao_member is not None else []
+        for member in self._members + extra + self._pbs_members:
             if member.hanging:
                 member.hanging = False
                 member.hang_release.set()
             member.close()
         self._members = []
+        self._bao_member = None
+        self._pbs_members = []
         if self._log_file is not None:
             self._log_file.close()
             self._log_file = None
@@ -313,6 +344,21 @@ class Simulator:
 
     def url(self, member=0):
         return f"https://{self._members[member].address}"
+
+    @property
+    def bao_addr(self):
+        return f"https://{self._bao_member.address}" if self._bao_member else None
+
+    @property
+    def pbs_members(self):
+        return [m.address for m in self._pbs_members]
+
+    def pbs_url(self, member=0):
+        return f"https://{self._pbs_members[member].address}"
+
+    @property
+    def pbs_state(self):
+        return self.pbs.state if self.pbs else None
 
     # -- request log ----------------------------------------------------------
     def record(self, entry):
@@ -354,6 +400,8 @@ class Simulator:
             self._faults = []
         for member in self._members:
             member.restore()
+        if self.bao is not None:
+            self.bao.set_fault(None)
 
     def take_fault(self, method, path):
         """The ApiError a forced fault answers with, or None (consumes one use)."""
@@ -372,14 +420,76 @@ class Simulator:
         return self.state.start_task(node, type, id, user, exitstatus=exitstatus,
                                      duration=duration, log=log)
 
+    # -- the credential engine ---------------------------------------------------
+    def configure_bao_role(self, name, roleid="PVEAuditor", path="/", ttl=3600):
+        """Add or change an engine role (``read`` and ``provision`` exist by default)."""
+        return self.bao.configure_role(name, roleid=roleid, path=path, ttl=ttl)
+
+    def add_bao_token(self, token):
+        """Let the engine accept another Vault token besides ``bao_token``."""
+        with self.bao._lock:  # pylint: disable=protected-access
+            self.bao.tokens.add(token)
+
+    def bao_fault(self, mode):
+        """None (normal), 'sealed' (503 Vault is sealed) or 'deny' (403 permission denied)."""
+        self.bao.set_fault(mode)
+
+    def minted(self, role=None):
+        """Full token ids minted by the engine that still exist in the cluster."""
+        return self.bao.minted(role)
+
+    @property
+    def bao_log(self):
+        with self.bao._lock:  # pylint: disable=protected-access
+            return [dict(e) for e in self.bao.log]
+
+    def clear_bao_log(self):
+        with self.bao._lock:  # pylint: disable=protected-access
+            self.bao.log = []
+
+    def revoke_token(self, tokenid):
+        """Delete a PVE API token (and its ACL rows); True if it existed."""
+        userid, sep, name = tokenid.partition("!")
+        with self.state.lock:
+            if not sep or name not in self.state.users.get(userid, {}).get("tokens", {}):
+                return False
+            self.state.remove_token(userid, name)
+            return True
+
+    def expire_token(self, tokenid):
+        """Set a PVE API token's ``expire`` in the past; True if it exists."""
+        userid, sep, name = tokenid.partition("!")
+        with self.state.lock:
+            info = self.state.users.get(userid, {}).get("tokens", {}).get(name) if sep else None
+            if info is None:
+                return False
+            info["expire"] = int(time.time()) - 1
+            return True
+
+    # -- PBS --------------------------------------------------------------------------
+    def pbs_start_task(self, type, id, user=None, exitstatus="OK", duration=0.0, log=None):
+        """Record a PBS worker task, return its UPID (``user`` defaults to the PBS token)."""
+        return self.pbs.state.start_task(type, id, user or self.pbs_token_id,
+                                         exitstatus=exitstatus, duration=duration, log=log)
+
+    def pbs_request(self, method, path, form=None, token=None, member=0, timeout=10.0):
+        """Real HTTPS to the PBS server with ``PBSAPIToken=id:secret``."""
+        token_id, secret = token or (self.pbs_token_id, self.pbs_token_secret)
+        auth = f"PBSAPIToken={token_id}:{secret}"
+        return self._http(self._pbs_members[member].address, method, path, form, auth, timeout)
+
     # -- client side ----------------------------------------------------------
     def request(self, method, path, form=None, token=None, member=0, timeout=10.0):
         """Real HTTPS to a member; returns (status, parsed JSON or text)."""
-        method = method.upper()
         token_id, secret = token or (self.token_id, self.token_secret)
+        auth = f"PVEAPIToken={token_id}={secret}"
+        return self._http(self._members[member].address, method, path, form, auth, timeout)
+
+    def _http(self, address, method, path, form, auth, timeout):
+        method = method.upper()
         path = path if path.startswith("/api2/") else "/api2/json" + path
         body = None
-        headers = {"Authorization": f"PVEAPIToken={token_id}={secret}"}
+        headers = {"Authorization": auth}
         encoded = urllib.parse.urlencode(form or {}, doseq=True)
         if method in ("GET", "DELETE"):
             if encoded:
@@ -387,7 +497,7 @@ class Simulator:
         else:
             body = encoded
             headers["Content-Type"] = "application/x-www-form-urlencoded"
-        host, port = self._members[member].address.split(":")
+        host, port = address.split(":")
         if self._client_ctx is None:
             self._client_ctx = self.tls.client_context()
         conn = http.client.HTTPSConnection(host, int(port), timeout=timeout,
@@ -430,6 +540,20 @@ class Simulator:
                                        spec.get("user", self.token_id),
                                        spec.get("exitstatus", "OK"),
                                        float(spec.get("duration", 0)), spec.get("log"))
+                return _control_answer(200, upid)
+            elif op == "bao_fault":
+                self.bao_fault(spec.get("mode"))
+            elif op == "bao_role":
+                self.configure_bao_role(spec["name"], spec.get("roleid", "PVEAuditor"),
+                                        spec.get("path", "/"), int(spec.get("ttl", 3600)))
+            elif op == "add_bao_token":
+                self.add_bao_token(spec["token"])
+            elif op in ("revoke_token", "expire_token"):
+                return _control_answer(200, 1 if getattr(self, op)(spec["tokenid"]) else 0)
+            elif op == "pbs_start_task":
+                upid = self.pbs_start_task(spec["type"], spec.get("id", ""), spec.get("user"),
+                                           spec.get("exitstatus", "OK"),
+                                           float(spec.get("duration", 0)), spec.get("log"))
                 return _control_answer(200, upid)
             else:
                 return _control_answer(400, None, f"unknown op {op!r}")

@@ -80,7 +80,8 @@ def test_serve_contract(tmp_path):
         line = proc.stdout.readline()
         ready = time.monotonic() - start
         info = json.loads(line)
-        assert set(info) == {"members", "ca_path", "token_id", "token_secret", "log"}
+        assert set(info) == {"members", "ca_path", "token_id", "token_secret", "log", "bao_addr",
+                             "bao_mount", "bao_token", "pbs_members", "pbs_token_id", "pbs_token_secret"}
         assert len(info["members"]) == 3 and all(m.startswith("127.0.0.1:") for m in info["members"])
         assert info["token_id"] == "root@pam!sim" and info["log"] == str(log)
         assert os.path.exists(info["ca_path"])
