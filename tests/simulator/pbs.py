@@ -636,4 +636,3 @@ class PbsApi:
                   if k != "_dc"]
         pairs += list(uri_params.items())
         return pbs_schema.parse_parameter_strings(pschema, pairs, True)
-

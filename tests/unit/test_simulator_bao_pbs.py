@@ -86,8 +86,10 @@ def pbs(sim, method, path, body=None, auth=None, headers=None):
 
 # -- the credential engine -------------------------------------------------------
 
-@pytest.mark.parametrize("role, ttl, roleid", [("read", 3600, "PVEAuditor"),
-                                                ("provision", 300, "Administrator")])
+@pytest.mark.parametrize("role, ttl, roleid", [
+    ("read", 3600, "PVEAuditor"),
+    ("provision", 300, "Administrator"),
+])
 def test_mint_answer_and_cluster_state(sim, role, ttl, roleid):
     before = len(sim.log)
     status, _reason, body, headers = bao(sim, f"/v1/proxmox-sim/creds/{role}",
