@@ -142,13 +142,13 @@ class BaoEngine:
         return resp
 
     def _handle(self, req, path):
-        if not path.startswith("/v1/"):
-            return _errors(404)
-        rel = path[len("/v1/"):].strip("/")
+        rel = path[len("/v1/"):].strip("/") if path.startswith("/v1/") else None
         if rel == "sys/health" and req.method in ("GET", "HEAD"):
             return self._health()
         if self.fault == "sealed":
             return _errors(503, "Vault is sealed")
+        if rel is None:
+            return _errors(404)
         token = (req.headers.get("X-Vault-Token") or "").strip()
         if not token:
             auth = req.headers.get("Authorization") or ""
