@@ -7,7 +7,7 @@ import pytest
 from ansible_collections.homeflare.proxmox.plugins.module_utils import api
 from ansible_collections.homeflare.proxmox.plugins.module_utils.credentials import StaticToken
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import (
-    MaybeApplied, TaskFailed, TaskUnknown, Unreachable)
+    AuthenticationFailed, InvalidParameters, MaybeApplied, TaskFailed, TaskUnknown, Unreachable)
 from ansible_collections.homeflare.proxmox.plugins.module_utils.tasks import wait_for_task
 
 
@@ -94,3 +94,31 @@ def test_a_task_still_running_at_the_timeout_is_unknown(sim):
     upid = sim.start_task('node1', 'vzcreate', '101', sim.token_id, duration=30)
     with pytest.raises(TaskUnknown, match='still running'):
         wait_for_task(client_for(sim), upid, 'provision', timeout=0.5, poll_interval=0.1)
+
+
+def pbs_client(sim, scheme='pbs'):
+    return api.Client(scheme, sim.pbs_members, StaticToken(sim.pbs_token_id, sim.pbs_token_secret), ca_path=sim.ca_path,
+                      timeout=5)
+
+
+def test_pbs_scheme_speaks_pbs_and_waits_for_its_tasks(sim):
+    client = pbs_client(sim)
+    assert client.get('/version')['version']
+    upid = client.post('/config/datastore', {'name': 'store1', 'path': '/srv/store1'})
+    assert wait_for_task(client, upid, 'provision', timeout=10, poll_interval=0.1).exitstatus == 'OK'
+    assert client.get('/config/datastore/store1')['path'] == '/srv/store1'
+
+
+def test_a_pve_header_on_pbs_is_refused_never_read_as_absent(sim):
+    with pytest.raises(AuthenticationFailed, match='401 authentication failed'):
+        pbs_client(sim, scheme='pve').get('/config/datastore/store1')
+
+
+def test_pbs_errors_are_plain_text_and_typed(sim):
+    with pytest.raises(InvalidParameters, match="400 no such datastore 'nothere'"):
+        pbs_client(sim).get('/config/datastore/nothere')
+
+
+def test_pbs_defaults_to_port_8007():
+    client = api.Client('pbs', ['backup.example.org'], StaticToken('a@pbs!t', 's'))
+    assert [member.name for member in client.members] == ['backup.example.org:8007']

@@ -114,7 +114,7 @@ def cached_secrets(tmp_path):
 def test_no_secret_at_vvvv_from_any_module_or_the_lookup(sim, playbook, tmp_path):
     storage_password = 'Stor4ge-Passw0rd-q7'
     lookup = "{{ lookup('homeflare.proxmox.token', bao_addr='%s', bao_token='%s', bao_ca_path='%s', " \
-             "bao_creds_mount='%s', role='read') }}" % (sim.bao_addr, sim.bao_token, sim.ca_path, sim.bao_mount)
+             "bao_creds_mount='%s', role='provision') }}" % (sim.bao_addr, sim.bao_token, sim.ca_path, sim.bao_mount)
     tasks = [
         {'homeflare.proxmox.role': {'roleid': 'Ops', 'privs': ['Sys.Audit']}},
         {'homeflare.proxmox.group': {'groupid': 'ops'}},

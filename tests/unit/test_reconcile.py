@@ -212,3 +212,47 @@ def test_acl_is_read_with_the_write_role():
     client = AclClient([])
     reconcile(client, acl.FAMILY, params(acl, path='/', type='user', ugid='a@pve', roleid='R'), check_mode=True)
     assert client.calls == [('GET', '/access/acl', None, 'provision')]
+
+
+TASK_UPID = 'UPID:node1:000A1B2C:0123ABCD:6790ABCD:zfscreate:tank:root@pam:'
+
+
+def task_family():
+    from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Text
+    from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Absence, Family
+    return Family(name='zfs pool', identity=[Text('name', required=True)], fields=[Text('comment')],
+                  collection='/nodes/node1/disks/zfs', item='/nodes/node1/disks/zfs/{name}',
+                  absence=Absence((500,), 'does not exist'), task_timeout=120)
+
+
+class TaskClient(FakeClient):
+    def __init__(self, exitstatus):
+        super(TaskClient, self).__init__(missing=ApiError.for_status(500, "zfs pool 'tank' does not exist"))
+        self.exitstatus = exitstatus
+
+    def post(self, path, form=None, role='provision'):
+        super(TaskClient, self).post(path, dict(form, poolid=form['name']), role)
+        self.objects['/nodes/node1/disks/zfs/tank'] = {'comment': form.get('comment', '')}
+        return TASK_UPID
+
+    def get(self, path, params=None, role='read'):
+        if '/tasks/' in path:
+            self.calls.append(('GET', path, params, role))
+            return [] if path.endswith('/log') else {'status': 'stopped', 'exitstatus': self.exitstatus}
+        return super(TaskClient, self).get(path, params, role)
+
+
+def test_families_that_start_tasks_get_a_timeout_option_and_wait_with_the_write_role():
+    family = task_family()
+    assert family.argument_spec()['task_timeout'] == {'type': 'int', 'default': 120}
+    client = TaskClient('WARNINGS: 1')
+    result = reconcile(client, family, {'name': 'tank', 'comment': 'x', 'state': 'present', 'task_timeout': 5})
+    assert result['warnings'] == ['task %s ended with WARNINGS: 1' % TASK_UPID]
+    polls = [call for call in client.calls if '/tasks/' in call[1]]
+    assert polls and all(call[3] == 'provision' for call in polls)
+
+
+def test_a_failed_task_fails_the_run():
+    from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import TaskFailed
+    with pytest.raises(TaskFailed, match='no space left'):
+        reconcile(TaskClient('no space left'), task_family(), {'name': 'tank', 'state': 'present', 'task_timeout': 5})
