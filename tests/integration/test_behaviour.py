@@ -117,8 +117,10 @@ def test_wrong_ca_fails_clearly_and_is_not_absent(sim, playbook, tmp_path):
 def test_ticket_login_with_csrf_on_writes(sim, playbook):
     defaults = dict(api_host=sim.members, api_user='root@pam', api_password=sim.root_password, ca_path=sim.ca_path)
     sim.clear_log()
-    run = playbook([{'homeflare.proxmox.pool': {'poolid': 'lab', 'comment': 'via ticket'}}], defaults=defaults)
+    run = playbook([{'homeflare.proxmox.pool': {'poolid': 'lab', 'comment': 'via ticket'}}], defaults=defaults,
+                   verbosity=4)
     assert run.rc == 0, run
+    assert sim.root_password not in run.output
     assert run.result()['changed'] is True
     assert [(entry['method'], entry['path'], entry['status']) for entry in sim.log] == [
         ('POST', '/access/ticket', 200), ('GET', '/pools/lab', 500), ('POST', '/pools', 200), ('GET', '/pools/lab', 200)]
@@ -155,3 +157,12 @@ def test_ansible_doc_renders(module):
                           capture_output=True, text=True, env=env, timeout=120, check=False)
     assert proc.returncode == 0, proc.stderr
     assert 'check_mode' in proc.stdout and 'api_token_secret' in proc.stdout
+
+
+def test_a_wrong_password_fails_without_showing_it(sim, playbook):
+    defaults = dict(api_host=sim.members, api_user='root@pam', api_password='Wrong-Passw0rd-61', ca_path=sim.ca_path)
+    run = playbook([{'homeflare.proxmox.pool': {'poolid': 'lab'}}], defaults=defaults, verbosity=4)
+    assert run.rc != 0
+    assert 'Logging in as root@pam failed: 401' in run.failed[0]['result']['msg']
+    assert 'Wrong-Passw0rd-61' not in run.output
+    assert sim.writes() == []
