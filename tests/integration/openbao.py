@@ -3,7 +3,6 @@
 import os
 import secrets
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -12,13 +11,7 @@ import time
 import hvac
 import requests
 
-
-def free_port():
-    sock = socket.socket()
-    sock.bind(('127.0.0.1', 0))
-    port = sock.getsockname()[1]
-    sock.close()
-    return port
+from ports import free_port
 
 
 class OpenBaoServer:

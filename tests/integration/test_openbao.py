@@ -2,7 +2,8 @@
 
 import pytest
 
-from openbao import OpenBaoServer, free_port
+from openbao import OpenBaoServer
+from ports import free_port
 
 KV_PATH = 'proxmox/sim'
 READ_POLICY = 'path "secret/data/proxmox/*" { capabilities = ["read"] }'

@@ -1,9 +1,8 @@
 """The HTTP client: forms, members, headers, error parsing and failover classification."""
 
-import socket
-
 import pytest
 import requests
+from ports import free_port
 
 from ansible_collections.homeflare.proxmox.plugins.module_utils import api
 from ansible_collections.homeflare.proxmox.plugins.module_utils.credentials import StaticToken
@@ -119,17 +118,9 @@ def test_every_request_names_verify_explicitly_and_writes_are_form_encoded():
     assert fake.session.trust_env is False
 
 
-def refused_port():
-    sock = socket.socket()
-    sock.bind(('127.0.0.1', 0))
-    port = sock.getsockname()[1]
-    sock.close()
-    return port
-
-
 def real_failure(method='GET'):
     try:
-        requests.request(method, 'https://127.0.0.1:%d/' % refused_port(), timeout=2)
+        requests.request(method, 'https://127.0.0.1:%d/' % free_port(), timeout=2)
     except requests.exceptions.RequestException as exc:
         return exc
     raise AssertionError('expected a refused connection')
