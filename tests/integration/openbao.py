@@ -69,7 +69,11 @@ class OpenBaoServer:
         shutil.rmtree(self.directory, ignore_errors=True)
 
     def __enter__(self):
-        return self.start()
+        try:
+            return self.start()
+        except BaseException:
+            self.stop()  # a server that never became ready must not outlive the test
+            raise
 
     def __exit__(self, *exc_info):
         self.stop()
