@@ -44,6 +44,7 @@ from http import HTTPStatus
 from . import pbs_schema
 from .pbs_schema import SAFE_ID, ParameterError, SchemaError
 from .pve import Response, parse_query, split_target
+from .state import TaskEnd
 
 MAX_BODY = 64 * 1024
 PBS_TOKEN_USER = "root@pam"
@@ -125,7 +126,7 @@ def parse_authid(text):
 
 
 @dataclass
-class PbsTask:
+class PbsTask(TaskEnd):
     upid: str
     pid: int
     pstart: int
@@ -141,9 +142,6 @@ class PbsTask:
     on_done: object = None   # applied once when the task ends with OK/WARNINGS
     applied: bool = False
 
-    def running(self, now=None):
-        return (now or time.time()) < self.started + self.duration
-
     @property
     def endtime(self):
         return int(self.started + self.duration)
@@ -153,13 +151,7 @@ class PbsTask:
         if not self.running(now):
             stamp = time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(self.endtime))
             stamp = f"{stamp[:-2]}:{stamp[-2:]}"
-            if self.exitstatus == "OK":
-                final = "TASK OK"
-            elif self.exitstatus.startswith("WARNINGS"):
-                final = f"TASK {self.exitstatus}"
-            else:
-                final = f"TASK ERROR: {self.exitstatus}"
-            lines.append(f"{stamp}: {final}")
+            lines.append(f"{stamp}: {self.final_line()}")
         return lines
 
 
@@ -340,13 +332,18 @@ def datastore_create(ctx):
                             log=[f"create datastore '{name}' on disk {path}"], on_done=done)
 
 
+def _check_digest(state, params):
+    """A ``digest`` parameter must match the current datastore.cfg."""
+    digest = params.get("digest")
+    if digest is not None and digest != state.digest():
+        raise PbsError(400, "detected modified configuration - file changed by other user? Try again.")
+
+
 @route("PUT", "/config/datastore/{name}")
 def datastore_update(ctx):
     state, params = ctx.state, ctx.params
     name = params["name"]
-    digest = params.get("digest")
-    if digest is not None and digest != state.digest():
-        raise PbsError(400, "detected modified configuration - file changed by other user? Try again.")
+    _check_digest(state, params)
     if name not in state.datastores:
         raise PbsError(400, f"no such datastore '{name}'")
     data = dict(state.datastores[name])
@@ -373,9 +370,7 @@ def datastore_update(ctx):
 def datastore_delete(ctx):
     state, params = ctx.state, ctx.params
     name = params["name"]
-    digest = params.get("digest")
-    if digest is not None and digest != state.digest():
-        raise PbsError(400, "detected modified configuration - file changed by other user? Try again.")
+    _check_digest(state, params)
     if name not in state.datastores:
         raise PbsError(404, f"datastore '{name}' does not exist.")
     if not params.get("keep-job-configs"):

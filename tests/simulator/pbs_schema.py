@@ -18,17 +18,10 @@
 The schema file is read from shared/ at runtime and never copied.
 """
 
-import json
-import os
 import re
-import sys
-import threading
-from pathlib import Path
 
-from .schema import SchemaIndex
+from .schema import LazySchema, shared_schema_path
 
-_LOCK = threading.Lock()
-_INDEX = None
 _PATTERNS = {}
 
 SAFE_ID = r"(?:[A-Za-z0-9_][A-Za-z0-9._\-]*)"
@@ -36,28 +29,18 @@ _CNTRL = r"\x00-\x1f\x7f"
 
 
 def schema_path():
-    env = os.environ.get("PBS_API_SCHEMA")
-    if env:
-        return Path(env)
-    repo = Path(__file__).resolve().parents[2]
-    return repo.parent / "shared" / "pve-api" / "pbs-api-schema.json"
+    return shared_schema_path("PBS_API_SCHEMA", "pbs-api-schema.json")
+
+
+_SCHEMA = LazySchema(
+    schema_path, lambda: FALLBACK_TREE,
+    "PBS schema file {path} not found; validating PBS requests with the simulator's "
+    "own minimal rules")
 
 
 def load():
     """The process-wide PBS schema index (parsed on first use)."""
-    global _INDEX
-    with _LOCK:
-        if _INDEX is None:
-            path = schema_path()
-            try:
-                with open(path, encoding="utf-8") as fh:
-                    tree = json.load(fh)
-                _INDEX = SchemaIndex(tree, str(path))
-            except FileNotFoundError:
-                print(f"pve-simulator: PBS schema file {path} not found; validating PBS "
-                      "requests with the simulator's own minimal rules", file=sys.stderr)
-                _INDEX = SchemaIndex(FALLBACK_TREE, "fallback")
-        return _INDEX
+    return _SCHEMA.load()
 
 
 # -- errors (proxmox-schema ParameterError) --------------------------------------

@@ -22,16 +22,18 @@ from pathlib import Path
 from .errors import ApiError
 from .formats import FORMATS, FORMAT_VALIDATORS, FormatError, split_list
 
-_LOCK = threading.Lock()
-_INDEX = None
 
-
-def schema_path():
-    env = os.environ.get("PVE_API_SCHEMA")
+def shared_schema_path(env_var, filename):
+    """``$<env_var>``, else ``<repo>/../shared/pve-api/<filename>``."""
+    env = os.environ.get(env_var)
     if env:
         return Path(env)
     repo = Path(__file__).resolve().parents[2]
-    return repo.parent / "shared" / "pve-api" / "pve-api-schema.json"
+    return repo.parent / "shared" / "pve-api" / filename
+
+
+def schema_path():
+    return shared_schema_path("PVE_API_SCHEMA", "pve-api-schema.json")
 
 
 class Node:
@@ -100,23 +102,48 @@ def _walk(nodes):
         yield from _walk(node.get("children") or [])
 
 
+class LazySchema:
+    """A process-wide ``SchemaIndex``, parsed on the first ``load()``.
+
+    ``path`` gives the schema file; without the file, ``load()`` says so once on
+    stderr (``pve-simulator: <missing>``, ``{path}`` filled in) and indexes
+    ``fallback()`` instead, under the name ``fallback``."""
+
+    def __init__(self, path, fallback, missing):
+        self._path = path
+        self._fallback = fallback
+        self._missing = missing
+        self._lock = threading.Lock()
+        self._index = None
+
+    def load(self):
+        with self._lock:
+            if self._index is None:
+                path = self._path()
+                try:
+                    with open(path, encoding="utf-8") as fh:
+                        tree = json.load(fh)
+                    self._index = SchemaIndex(tree, str(path))
+                except FileNotFoundError:
+                    print("pve-simulator: " + self._missing.format(path=path), file=sys.stderr)
+                    self._index = SchemaIndex(self._fallback(), "fallback")
+            return self._index
+
+
+def _fallback_tree():
+    from .fallback_schema import TREE
+    return TREE
+
+
+_SCHEMA = LazySchema(
+    schema_path, _fallback_tree,
+    "schema file {path} not found; validating with the simulator's own minimal rules "
+    "(tests/simulator/fallback_schema.py)")
+
+
 def load():
     """The process-wide schema index (parsed once, ~50 ms for the 2 MB file)."""
-    global _INDEX
-    with _LOCK:
-        if _INDEX is None:
-            path = schema_path()
-            try:
-                with open(path, encoding="utf-8") as fh:
-                    tree = json.load(fh)
-                _INDEX = SchemaIndex(tree, str(path))
-            except FileNotFoundError:
-                print(f"pve-simulator: schema file {path} not found; validating with the "
-                      "simulator's own minimal rules (tests/simulator/fallback_schema.py)",
-                      file=sys.stderr)
-                from .fallback_schema import TREE
-                _INDEX = SchemaIndex(TREE, "fallback")
-        return _INDEX
+    return _SCHEMA.load()
 
 
 # ---------------------------------------------------------------------------

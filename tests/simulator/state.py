@@ -30,8 +30,23 @@ UPID_RE = re.compile(
     r"([0-9A-Fa-f]{8}):([^:\s/]+):([^:\s/]*):([^:\s/]+):$")
 
 
+class TaskEnd:
+    """How a worker task (PVE or PBS) ends: it runs for ``duration`` seconds from
+    ``started`` and then closes its log with the line for ``exitstatus``."""
+
+    def running(self, now=None):
+        return (now or time.time()) < self.started + self.duration
+
+    def final_line(self):
+        if self.exitstatus == "OK":
+            return "TASK OK"
+        if self.exitstatus.startswith("WARNINGS"):
+            return f"TASK {self.exitstatus}"
+        return f"TASK ERROR: {self.exitstatus}"
+
+
 @dataclass
-class Task:
+class Task(TaskEnd):
     upid: str
     node: str
     pid: int
@@ -44,16 +59,6 @@ class Task:
     started: float = 0.0
     duration: float = 0.0
     lines: list = field(default_factory=list)
-
-    def running(self, now=None):
-        return (now or time.time()) < self.started + self.duration
-
-    def final_line(self):
-        if self.exitstatus == "OK":
-            return "TASK OK"
-        if self.exitstatus.startswith("WARNINGS"):
-            return f"TASK {self.exitstatus}"
-        return f"TASK ERROR: {self.exitstatus}"
 
     def log(self, now=None):
         if self.running(now):

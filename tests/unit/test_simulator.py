@@ -6,7 +6,6 @@ Run: python -m pytest tests/unit/test_simulator.py -q
 import http.client
 import json
 import os
-import signal
 import socket
 import ssl
 import subprocess
@@ -22,21 +21,9 @@ if str(TESTS) not in sys.path:
     sys.path.insert(0, str(TESTS))
 
 from simulator import Simulator  # noqa: E402
-
-SERVE = TESTS / "simulator" / "serve.py"
-
-
-@pytest.fixture(scope="module")
-def sim():
-    with Simulator(members=3) as simulator:
-        yield simulator
-
-
-@pytest.fixture(autouse=True)
-def _no_faults(request):
-    yield
-    if "sim" in request.fixturenames:
-        request.getfixturevalue("sim").clear_faults()
+# sim and _no_faults are fixtures: imported, pytest finds them here
+from simulator.fixtures import (  # noqa: E402,F401  pylint: disable=unused-import
+    SERVE_KEYS, _no_faults, serve_process, sim)
 
 
 def raw(sim, method, path, headers=None, body=None, member=0, timeout=5, token=True):
@@ -74,14 +61,11 @@ def make_token(sim, userid, tokenid, privsep=1, roles=(), expire=0):
 def test_serve_contract(tmp_path):
     log = tmp_path / "requests.log"
     start = time.monotonic()
-    proc = subprocess.Popen([sys.executable, str(SERVE), "--log", str(log)], cwd=str(tmp_path),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
+    with serve_process(tmp_path, log) as proc:
         line = proc.stdout.readline()
         ready = time.monotonic() - start
         info = json.loads(line)
-        assert set(info) == {"members", "ca_path", "token_id", "token_secret", "log", "bao_addr",
-                             "bao_mount", "bao_token", "pbs_members", "pbs_token_id", "pbs_token_secret"}
+        assert set(info) == SERVE_KEYS
         assert len(info["members"]) == 3 and all(m.startswith("127.0.0.1:") for m in info["members"])
         assert info["token_id"] == "root@pam!sim" and info["log"] == str(log)
         assert os.path.exists(info["ca_path"])
@@ -97,9 +81,6 @@ def test_serve_contract(tmp_path):
         assert entries == [{"method": "GET", "path": "/version", "form": {},
                             "member": info["members"][1], "token_id": "root@pam!sim",
                             "status": 200}]
-    finally:
-        proc.send_signal(signal.SIGTERM)
-        assert proc.wait(10) == 0
 
 
 def test_startup_is_fast():

@@ -6,9 +6,7 @@ Run: python -m pytest tests/unit/test_simulator_bao_pbs.py -q
 import http.client
 import json
 import re
-import signal
 import ssl
-import subprocess
 import sys
 import time
 import urllib.parse
@@ -22,25 +20,14 @@ if str(TESTS) not in sys.path:
     sys.path.insert(0, str(TESTS))
 
 from simulator import Simulator  # noqa: E402
+# sim and _no_faults are fixtures: imported, pytest finds them here
+from simulator.fixtures import (  # noqa: E402,F401  pylint: disable=unused-import
+    SERVE_KEYS, _no_faults, serve_process, sim)
 
-SERVE = TESTS / "simulator" / "serve.py"
 PBS_UPID_RE = re.compile(
     r"^UPID:(?P<node>[a-zA-Z0-9]([a-zA-Z0-9\-]*[a-zA-Z0-9])?):(?P<pid>[0-9A-F]{8}):(?P<pstart>[0-9A-F]{8,9}):"
     r"(?P<task_id>[0-9A-F]{8,16}):(?P<starttime>[0-9A-F]{8}):(?P<wtype>[^:\s]+):(?P<wid>[^:\s]*):"
     r"(?P<authid>[^:\s]+):$")
-
-
-@pytest.fixture(scope="module")
-def sim():
-    with Simulator(members=3) as simulator:
-        yield simulator
-
-
-@pytest.fixture(autouse=True)
-def _no_faults(request):
-    yield
-    if "sim" in request.fixturenames:
-        request.getfixturevalue("sim").clear_faults()
 
 
 def https(address, ca_path, method, path, headers=None, body=None):
@@ -381,12 +368,9 @@ def test_pbs_request_helper_and_writes(sim):
 # -- contract and startup ----------------------------------------------------------
 
 def test_serve_contract_keys(tmp_path):
-    proc = subprocess.Popen([sys.executable, str(SERVE), "--log", str(tmp_path / "r.log")], cwd=str(tmp_path),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
+    with serve_process(tmp_path, tmp_path / "r.log") as proc:
         info = json.loads(proc.stdout.readline())
-        assert set(info) == {"members", "ca_path", "token_id", "token_secret", "log", "bao_addr",
-                             "bao_mount", "bao_token", "pbs_members", "pbs_token_id", "pbs_token_secret"}
+        assert set(info) == SERVE_KEYS
         assert info["bao_mount"] == "proxmox-sim" and info["bao_addr"].startswith("https://127.0.0.1:")
         assert info["pbs_token_id"] == "root@pam!sim" and len(info["pbs_members"]) == 1
         got = https(info["bao_addr"], info["ca_path"], "GET", "/v1/proxmox-sim/creds/read",
@@ -395,9 +379,6 @@ def test_serve_contract_keys(tmp_path):
         got = https(info["pbs_members"][0], info["ca_path"], "GET", "/api2/json/version",
                     {"Authorization": f"PBSAPIToken={info['pbs_token_id']}:{info['pbs_token_secret']}"})
         assert got[0] == 200
-    finally:
-        proc.send_signal(signal.SIGTERM)
-        assert proc.wait(10) == 0
 
 
 def test_startup_is_fast():

@@ -1,7 +1,8 @@
 """/access/groups (pve-access-control API2/Group.pm)."""
 
-from ..errors import die, locked
+from ..errors import locked
 from .base import route
+from .entries import must_be_new, must_exist, set_or_drop
 
 
 @route("GET", "/access/groups")
@@ -23,8 +24,7 @@ def create(ctx, p):
     state = ctx.state
     with locked(state, "create group failed"):
         gid = p["groupid"]
-        if gid in state.groups:
-            raise die(f"group '{gid}' already exists")
+        must_be_new(state.groups, gid, "group")
         state.groups[gid] = {"users": set()}
         if p.get("comment"):
             state.groups[gid]["comment"] = p["comment"]
@@ -33,9 +33,7 @@ def create(ctx, p):
 
 @route("GET", "/access/groups/{groupid}")
 def read(ctx, p):
-    group = ctx.state.groups.get(p["groupid"])
-    if group is None:
-        raise die(f"group '{p['groupid']}' does not exist")
+    group = must_exist(ctx.state.groups, p["groupid"], "group")
     # Perl hash order: the member list comes back in a varying order
     res = {"members": ctx.state.varying_order(group["users"])}
     if group.get("comment") is not None:
@@ -47,14 +45,9 @@ def read(ctx, p):
 def update(ctx, p):
     state = ctx.state
     with locked(state, "update group failed"):
-        group = state.groups.get(p["groupid"])
-        if group is None:
-            raise die(f"group '{p['groupid']}' does not exist")
+        group = must_exist(state.groups, p["groupid"], "group")
         if p.get("comment") is not None:
-            if p["comment"]:
-                group["comment"] = p["comment"]
-            else:
-                group.pop("comment", None)  # an empty comment does not survive user.cfg
+            set_or_drop(group, "comment", p["comment"])
     return None
 
 
@@ -63,8 +56,7 @@ def delete(ctx, p):
     state = ctx.state
     with locked(state, "delete group failed"):
         gid = p["groupid"]
-        if gid not in state.groups:
-            raise die(f"group '{gid}' does not exist")
+        must_exist(state.groups, gid, "group")
         for userid in state.groups.pop(gid)["users"]:
             state.users.get(userid, {}).get("groups", set()).discard(gid)
         state.drop_acl_subject("groups", gid)

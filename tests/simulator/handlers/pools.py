@@ -3,13 +3,19 @@
 from ..errors import die, locked
 from ..formats import split_list
 from .base import route
+from .entries import must_be_new, must_exist, set_or_drop
 
 
 def _pool(state, poolid):
-    pool = state.pools.get(poolid)
-    if pool is None:
-        raise die(f"pool '{poolid}' does not exist")
-    return pool
+    return must_exist(state.pools, poolid, "pool")
+
+
+def _check_member(members, item, label, delete):
+    """Removing needs a member, adding a non-member (label: ``VM 100``, ``Storage 'local'``)."""
+    if delete and item not in members:
+        raise die(f"{label} is not a pool member")
+    if not delete and item in members:
+        raise die(f"{label} is already a pool member")
 
 
 def _members(ctx, pool, typ=None):
@@ -65,8 +71,7 @@ def create(ctx, p):
     state = ctx.state
     poolid = p["poolid"]
     with locked(state, "create pool failed"):
-        if poolid in state.pools:
-            raise die(f"pool '{poolid}' already exists")
+        must_be_new(state.pools, poolid, "pool")
         if "/" in poolid:
             parent = poolid.rsplit("/", 1)[0]
             if parent not in state.pools:
@@ -94,20 +99,14 @@ def update(ctx, p):
     with locked(state, "update pools failed"):
         pool = _pool(state, poolid)
         if p.get("comment") is not None:
-            if p["comment"]:
-                pool["comment"] = p["comment"]
-            else:
-                pool.pop("comment", None)  # an empty comment does not survive user.cfg
+            set_or_drop(pool, "comment", p["comment"])
         for vmid in split_list(p.get("vms")):
             access.check_perm_modify(authid, f"/vms/{vmid}")
             owner = next((pid for pid, other in state.pools.items() if vmid in other["vms"]), None)
+            _check_member(pool["vms"], vmid, f"VM {vmid}", p.get("delete"))
             if p.get("delete"):
-                if vmid not in pool["vms"]:
-                    raise die(f"VM {vmid} is not a pool member")
                 pool["vms"].discard(vmid)
             else:
-                if vmid in pool["vms"]:
-                    raise die(f"VM {vmid} is already a pool member")
                 if owner is not None:
                     if not p.get("allow-move"):
                         raise die(f"VM {vmid} belongs already to pool '{owner}' and "
@@ -117,13 +116,10 @@ def update(ctx, p):
                 pool["vms"].add(vmid)
         for sid in split_list(p.get("storage")):
             access.check_perm_modify(authid, f"/storage/{sid}")
+            _check_member(pool["storage"], sid, f"Storage '{sid}'", p.get("delete"))
             if p.get("delete"):
-                if sid not in pool["storage"]:
-                    raise die(f"Storage '{sid}' is not a pool member")
                 pool["storage"].discard(sid)
             else:
-                if sid in pool["storage"]:
-                    raise die(f"Storage '{sid}' is already a pool member")
                 pool["storage"].add(sid)
     return None
 

@@ -1,10 +1,12 @@
 """/access/roles (pve-access-control API2/Role.pm)."""
 
 import random
+from contextlib import contextmanager
 
 from ..errors import die, locked, param_exc
 from ..formats import split_list
 from .base import route
+from .entries import must_be_new, must_exist
 
 
 @route("GET", "/access/roles")
@@ -22,31 +24,35 @@ def create(ctx, p):
         raise param_exc({"roleid": "cannot use role ID starting with the (case-insensitive) "
                                    "'PVE' namespace"})
     with locked(state, "create role failed"):
-        if rid in state.all_roles():
-            raise die(f"role '{rid}' already exists")
+        must_be_new(state.all_roles(), rid, "role")
         state.custom_roles[rid] = frozenset(split_list(p.get("privs")))
     return None
 
 
 @route("GET", "/access/roles/{roleid}")
 def read(ctx, p):
-    privs = ctx.state.all_roles().get(p["roleid"])
-    if privs is None:
-        raise die(f"role '{p['roleid']}' does not exist")
+    privs = must_exist(ctx.state.all_roles(), p["roleid"], "role")
     keys = list(privs)
     random.shuffle(keys)  # Perl hash: unstable key order
     return {k: 1 for k in keys}
+
+
+@contextmanager
+def _custom_role(state, rid, action, done):
+    """A custom role changed under the lock (``"<action> role failed: ..."``);
+    a built-in one ``cannot be <done>``."""
+    if state.role_is_special(rid):
+        raise die(f"auto-generated role '{rid}' cannot be {done}")
+    with locked(state, f"{action} role failed"):
+        must_exist(state.custom_roles, rid, "role")
+        yield
 
 
 @route("PUT", "/access/roles/{roleid}")
 def update(ctx, p):
     state = ctx.state
     rid = p["roleid"]
-    if state.role_is_special(rid):
-        raise die(f"auto-generated role '{rid}' cannot be modified")
-    with locked(state, "update role failed"):
-        if rid not in state.custom_roles:
-            raise die(f"role '{rid}' does not exist")
+    with _custom_role(state, rid, "update", "modified"):
         privs = set() if not p.get("append") else set(state.custom_roles[rid])
         privs.update(split_list(p.get("privs")))
         state.custom_roles[rid] = frozenset(privs)
@@ -57,11 +63,7 @@ def update(ctx, p):
 def delete(ctx, p):
     state = ctx.state
     rid = p["roleid"]
-    if state.role_is_special(rid):
-        raise die(f"auto-generated role '{rid}' cannot be deleted")
-    with locked(state, "delete role failed"):
-        if rid not in state.custom_roles:
-            raise die(f"role '{rid}' does not exist")
+    with _custom_role(state, rid, "delete", "deleted"):
         del state.custom_roles[rid]
         # user.cfg drops ACL entries naming an unknown role when it is read back
         for node in state.acl.values():

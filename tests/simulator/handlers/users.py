@@ -1,10 +1,12 @@
 """/access/users and /access/users/{userid}/token (pve-access-control API2/User.pm)."""
 
 import uuid
+from contextlib import contextmanager
 
 from ..errors import die, locked, param_exc
 from ..formats import split_list
 from .base import route
+from .entries import must_be_new, set_or_drop
 
 _USER_FIELDS = ("enable", "expire", "firstname", "lastname", "email", "comment", "keys")
 _REALM_TYPES = {"pam": "pam", "pve": "pve"}
@@ -63,8 +65,7 @@ def create(ctx, p):
     state = ctx.state
     userid = p["userid"]
     with locked(state, "create user failed"):
-        if userid in state.users:
-            raise die(f"user '{userid}' already exists")
+        must_be_new(state.users, userid, "user")
         user = {"enable": 1 if p.get("enable", 1) else 0, "expire": int(p.get("expire") or 0),
                 "groups": set(), "tokens": {}}
         state.users[userid] = user
@@ -101,10 +102,7 @@ def update(ctx, p):
             _set_groups(state, userid, p["groups"], append=bool(p.get("append")))
         for key in ("firstname", "lastname", "email", "comment", "keys"):
             if p.get(key) is not None:
-                if p[key]:
-                    user[key] = p[key]
-                else:
-                    user.pop(key, None)  # an empty value does not survive user.cfg
+                set_or_drop(user, key, p[key])
     return None
 
 
@@ -129,6 +127,16 @@ def delete(ctx, p):
 
 
 # -- API tokens ---------------------------------------------------------------
+
+@contextmanager
+def _locked_token(state, userid, tokenid, errmsg):
+    """The token checked before and again under the config lock (``errmsg``
+    prefixes a failure there); yields it."""
+    with state.lock:
+        state.check_token_exist(userid, tokenid)
+        with locked(state, errmsg):
+            yield state.check_token_exist(userid, tokenid)
+
 
 @route("GET", "/access/users/{userid}/token")
 def token_index(ctx, p):
@@ -171,27 +179,24 @@ def token_create(ctx, p):
 def token_update(ctx, p):
     state = ctx.state
     userid, tokenid = p["userid"], p["tokenid"]
-    with state.lock:
-        state.check_token_exist(userid, tokenid)
-        with locked(state, "updating token info failed"):
-            token = state.check_token_exist(userid, tokenid)
-            answer = dict(token)
-            if p.get("privsep") is not None:
-                token["privsep"] = 1 if p["privsep"] else 0
-                answer["privsep"] = ctx.raw["privsep"]
-            if p.get("expire") is not None:
-                token["expire"] = int(p["expire"])
-                answer["expire"] = ctx.raw["expire"]
-            if p.get("comment"):
-                token["comment"] = answer["comment"] = p["comment"]
-            for key in split_list(p.get("delete")):
-                if key == "comment":
-                    token.pop("comment", None)
-                    answer.pop("comment", None)
-                elif key == "expire":
-                    token["expire"] = answer["expire"] = 0
-                elif key == "privsep":
-                    token["privsep"] = answer["privsep"] = 1
+    with _locked_token(state, userid, tokenid, "updating token info failed") as token:
+        answer = dict(token)
+        if p.get("privsep") is not None:
+            token["privsep"] = 1 if p["privsep"] else 0
+            answer["privsep"] = ctx.raw["privsep"]
+        if p.get("expire") is not None:
+            token["expire"] = int(p["expire"])
+            answer["expire"] = ctx.raw["expire"]
+        if p.get("comment"):
+            token["comment"] = answer["comment"] = p["comment"]
+        for key in split_list(p.get("delete")):
+            if key == "comment":
+                token.pop("comment", None)
+                answer.pop("comment", None)
+            elif key == "expire":
+                token["expire"] = answer["expire"] = 0
+            elif key == "privsep":
+                token["privsep"] = answer["privsep"] = 1
     return answer
 
 
@@ -199,9 +204,6 @@ def token_update(ctx, p):
 def token_delete(ctx, p):
     state = ctx.state
     userid, tokenid = p["userid"], p["tokenid"]
-    with state.lock:
-        state.check_token_exist(userid, tokenid)
-        with locked(state, "deleting token failed"):
-            state.check_token_exist(userid, tokenid)
-            state.remove_token(userid, tokenid)
+    with _locked_token(state, userid, tokenid, "deleting token failed"):
+        state.remove_token(userid, tokenid)
     return None
