@@ -26,8 +26,8 @@ def run_module(family):
     if not api.HAS_REQUESTS:
         module.fail_json(msg=missing_required_lib('requests'), exception=str(api.REQUESTS_IMPORT_ERROR))
     try:
-        # Validate the declaration before any credential is used or any request sent.
-        family.declaration(module.params)
+        # Building the client sends nothing (credentials are fetched on first use), so reconcile's
+        # own validation still fails bad input before any request.
         client = client_from_params(module.params, family.scheme)
         result = reconcile(client, family, module.params, check_mode=module.check_mode)
     except ProxmoxError as exc:
