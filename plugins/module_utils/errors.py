@@ -111,6 +111,10 @@ class TaskUnknown(TaskError):
     """The task's status could not be read, or it was still running when waiting stopped."""
 
 
+class Unreadable(ProxmoxError):
+    """The read answered, but cannot tell present from absent for this credential (never "absent")."""
+
+
 class Refused(ProxmoxError):
     """The plan asks for something this collection will not do (a sentence says why)."""
 

@@ -17,7 +17,9 @@ description:
     them declares another grant. Only O(propagate) is managed on an existing grant.
   - Paths are normalised the way PVE stores them (C(pool/lab/) is C(/pool/lab)).
   - The list is read with the write credential, because PVE filters it to the paths the caller may modify
-    (an auditor sees an empty list, never a refusal). After a write the grant is read back and must be bound.
+    (an auditor sees an empty list, never a refusal). When the row is missing, C(GET /access/permissions) confirms
+    the credential could have seen it; otherwise the task fails instead of planning a create. After a write the
+    grant is read back and must be bound.
 author:
   - homeflare.proxmox contributors (@homeflare)
 extends_documentation_fragment:
@@ -97,8 +99,14 @@ plan:
 '''
 
 from ansible_collections.homeflare.proxmox.plugins.module_utils.entry import run_module
+from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import Unreadable
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Flag, Text, acl_path
 from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import ABSENT, Family
+
+
+# PVE lists a grant only to callers that may modify permissions on its path: Permissions.Modify,
+# or the allocate privilege of the path's kind (AccessControl check_perm_modify).
+MODIFY_ALTERNATIVES = (('/storage/', 'Datastore.Allocate'), ('/vms/', 'VM.Allocate'), ('/pool/', 'Pool.Allocate'))
 
 
 class AclStore:
@@ -109,7 +117,18 @@ class AclStore:
             if (acl_path(row.get('path', '')), row.get('type'), row.get('ugid'), row.get('roleid')) == (
                     ident['path'], ident['type'], ident['ugid'], ident['roleid']):
                 return row
+        self.confirm_visible(client, family, ident)
         return ABSENT
+
+    def confirm_visible(self, client, family, ident):
+        """A missing row proves absence only if this credential would have been shown it."""
+        path = ident['path']
+        privileges = (client.get('/access/permissions', params={'path': path}, role=family.read_role) or {}).get(path)
+        needed = ['Permissions.Modify'] + [priv for prefix, priv in MODIFY_ALTERNATIVES if path.startswith(prefix)]
+        if not any(priv in (privileges or {}) for priv in needed):
+            raise Unreadable('%s cannot be judged: the credential lacks %s on %s, and PVE leaves the grants it may '
+                             'not modify out of GET /access/acl, so a missing row proves nothing. Use a credential '
+                             'that may modify permissions there.' % (family.describe(ident), ' or '.join(needed), path))
 
     def subject(self, ident):
         return {'path': ident['path'], 'roles': ident['roleid'], ident['type'] + 's': ident['ugid']}

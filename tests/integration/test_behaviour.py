@@ -166,3 +166,16 @@ def test_a_wrong_password_fails_without_showing_it(sim, playbook):
     assert 'Logging in as root@pam failed: 401' in run.failed[0]['result']['msg']
     assert 'Wrong-Passw0rd-61' not in run.output
     assert sim.writes() == []
+
+
+def test_an_auditor_cannot_see_grants_so_a_missing_row_is_not_absent(sim, playbook):
+    # field-notes §6.3: GET /access/acl answers an auditor 200 [] even though the grant exists.
+    assert sim.request('POST', '/access/groups', {'groupid': 'ops'})[0] == 200
+    assert sim.request('PUT', '/access/acl', {'path': '/', 'groups': 'ops', 'roles': 'PVEAuditor'})[0] == 200
+    token = restricted_token(sim, 'PVEAuditor')
+    sim.clear_log()
+    run = playbook([{'homeflare.proxmox.acl': {'path': '/', 'type': 'group', 'ugid': 'ops', 'roleid': 'PVEAuditor'}}],
+                   defaults=with_token(sim, token), check=True)
+    assert run.rc != 0
+    assert 'cannot be judged: the credential lacks Permissions.Modify on /' in run.failed[0]['result']['msg']
+    assert [(entry['path'], entry['status']) for entry in sim.log] == [('/access/acl', 200), ('/access/permissions', 200)]

@@ -137,3 +137,9 @@ def test_no_secret_at_vvvv_from_any_module_or_the_lookup(sim, playbook, tmp_path
         assert secret not in json.dumps(run.results)
     for name in os.listdir(str(tmp_path / 'run' / 'homeflare-proxmox')):
         assert not any(secret in name for secret in secrets)
+
+
+def test_namespace_is_sent_to_the_engine(sim, playbook):
+    run = playbook(pools(1), defaults=dynamic_defaults(sim, bao_namespace='team-a'))
+    assert run.rc == 0, run
+    assert sim.bao_log and {entry['namespace'] for entry in sim.bao_log} == {'team-a'}

@@ -106,3 +106,14 @@ def test_sealed_openbao_says_so(sim, playbook):
                                        'bao_token': sealed.root_token, 'bao_kv_path': KV_PATH})
     assert run.rc != 0
     assert 'sealed' in run.failed[0]['result']['msg']
+
+
+def test_lookup_reads_a_kv_secret_on_the_controller(sim, bao, kv_secret, playbook):
+    lookup = "{{ lookup('homeflare.proxmox.token', bao_addr='%s', bao_token='%s', bao_ca_path='%s', bao_kv_path='%s') }}" \
+             % (bao.addr, bao.root_token, bao.ca_path, kv_secret)
+    defaults = {'api_host': sim.members, 'ca_path': sim.ca_path, 'api_token_id': '{{ pve_token.token_id }}',
+                'api_token_secret': '{{ pve_token.secret }}'}
+    run = playbook(POOL, defaults=defaults, play_extra={'vars': {'pve_token': lookup}}, verbosity=4)
+    assert run.rc == 0, run
+    assert {entry['token_id'] for entry in sim.log} == {sim.token_id}
+    assert sim.token_secret not in run.output and bao.root_token not in run.output

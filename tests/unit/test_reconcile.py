@@ -186,8 +186,17 @@ def test_storage_removal_needs_confirmation_before_any_request():
 
 
 class AclClient(FakeClient):
-    def __init__(self, rows):
+    """Answers the ACL list and the caller's privileges on any path."""
+
+    def __init__(self, rows, privileges=None):
         super(AclClient, self).__init__({'/access/acl': rows})
+        self.privileges = {'Permissions.Modify': 1} if privileges is None else privileges
+
+    def get(self, path, params=None, role='read'):
+        if path == '/access/permissions':
+            self.calls.append(('GET', path, params, role))
+            return {params['path']: self.privileges} if self.privileges else {}
+        return super(AclClient, self).get(path, params, role)
 
 
 def test_acl_grant_matches_normalised_path_and_absent_propagate():
@@ -211,7 +220,34 @@ def test_acl_removal_is_a_put_with_delete():
 def test_acl_is_read_with_the_write_role():
     client = AclClient([])
     reconcile(client, acl.FAMILY, params(acl, path='/', type='user', ugid='a@pve', roleid='R'), check_mode=True)
-    assert client.calls == [('GET', '/access/acl', None, 'provision')]
+    assert client.calls == [('GET', '/access/acl', None, 'provision'),
+                            ('GET', '/access/permissions', {'path': '/'}, 'provision')]
+
+
+@pytest.mark.parametrize('path, privileges, judged', [
+    ('/', {'Sys.Audit': 1, 'VM.Audit': 1}, False),                  # field-notes §6.3: an auditor sees []
+    ('/', {}, False),
+    ('/pool/lab', {'Pool.Allocate': 1}, True),                      # PVE's check_perm_modify alternatives
+    ('/storage/nfs1', {'Datastore.Allocate': 1}, True),
+    ('/storage/nfs1', {'Pool.Allocate': 1}, False),
+    ('/vms/100', {'Permissions.Modify': 1}, True),
+])
+def test_a_missing_row_is_absent_only_when_the_credential_could_see_it(path, privileges, judged):
+    from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import Unreadable
+    client = AclClient([], privileges)
+    declaration = params(acl, path=path, type='group', ugid='ops', roleid='PVEAuditor')
+    if judged:
+        assert reconcile(client, acl.FAMILY, declaration, check_mode=True)['plan']['action'] == 'create'
+    else:
+        with pytest.raises(Unreadable, match='cannot be judged'):
+            reconcile(client, acl.FAMILY, declaration)
+        assert client.writes() == []
+
+
+def test_a_found_grant_costs_one_get():
+    client = AclClient([{'path': '/', 'type': 'group', 'ugid': 'ops', 'roleid': 'R'}], privileges={})
+    reconcile(client, acl.FAMILY, params(acl, path='/', type='group', ugid='ops', roleid='R'))
+    assert [call[1] for call in client.calls] == ['/access/acl']
 
 
 TASK_UPID = 'UPID:node1:000A1B2C:0123ABCD:6790ABCD:zfscreate:tank:root@pam:'

@@ -81,3 +81,22 @@ def _apply(subjects, ugid, role, propagate, delete):
         subjects.get(ugid, {}).pop(role, None)
     else:
         subjects.setdefault(ugid, {})[role] = propagate
+
+
+@route("GET", "/access/permissions")
+def permissions(ctx, p):
+    """API2/AccessControl.pm ``permissions``: the caller's (or an owned token's) privileges."""
+    authid = ctx.authid
+    userid = p.get("userid") or authid
+    if userid != authid and not userid.startswith(authid.split("!", 1)[0] + "!"):
+        ctx.access.check(authid, "/access", ["Sys.Audit"])
+    if p.get("path"):
+        perms = ctx.access.permissions(userid, normalize_path(p["path"]))
+        return {p["path"]: perms} if perms else {}
+    paths = {"/"} | {row["path"] for row in ctx.state.acl_rows()}
+    result = {}
+    for path in sorted(paths):
+        perms = ctx.access.permissions(userid, path)
+        if perms:
+            result[path] = perms
+    return result
