@@ -354,16 +354,33 @@ _UPID = {"type": "string", "minLength": 36, "pattern": r"/^UPID:[^:\s]+:[0-9A-Fa
          r"[0-9A-Fa-f]{8,16}:[0-9A-Fa-f]{8}:[^:\s]+:[^:\s]*:[^:\s]+:$/"}
 _LOOSE = {"additionalProperties": True, "properties": {"name": _NAME}}
 
+# Datastore options the simulator stores, typed as PBS types them, so create and update validate
+# the same way with or without the schema file (closed objects, keep-* at least 1, real booleans).
+_TEXT = {"type": "string", "optional": 1}
+_FLAG = {"type": "boolean", "optional": 1}
+_KEEP = {"type": "integer", "minimum": 1, "optional": 1}
+_DATASTORE_OPTIONS = dict(
+    {key: _TEXT for key in ("comment", "gc-schedule", "prune-schedule", "counter-reset-schedule", "notify",
+                            "notify-user", "notification-mode", "notification-thresholds", "tuning",
+                            "maintenance-mode")},
+    **{"keep-" + window: _KEEP for window in ("last", "hourly", "daily", "weekly", "monthly", "yearly")},
+    **{key: _FLAG for key in ("verify-new", "gc-on-unmount")})
+_DATASTORE_CREATE = {"additionalProperties": False, "properties": dict(
+    _DATASTORE_OPTIONS, name=_NAME, path={"type": "string", "minLength": 1, "maxLength": 4096},
+    backend=_TEXT, **{"backing-device": _TEXT, "overwrite-in-use": _FLAG, "reuse-datastore": _FLAG})}
+_DATASTORE_UPDATE = {"additionalProperties": False, "properties": dict(
+    _DATASTORE_OPTIONS, name=_NAME, digest=_TEXT,
+    delete={"type": "array", "optional": 1, "items": {"type": "string"}})}
+
 FALLBACK_TREE = [
     {"path": "/version", "info": {"GET": {"parameters": {"properties": {}},
                                           "permissions": {"user": "all"}}}},
     {"path": "/config/datastore", "info": {
         "GET": {"parameters": {"properties": {}}, "permissions": {"user": "all"}},
-        "POST": {"parameters": {"additionalProperties": True, "properties": {
-            "name": _NAME, "path": {"type": "string", "minLength": 1, "maxLength": 4096}}}}}},
+        "POST": {"parameters": _DATASTORE_CREATE}}},
     {"path": "/config/datastore/{name}", "info": {
         "GET": {"parameters": {"properties": {"name": _NAME}}},
-        "PUT": {"parameters": _LOOSE}, "DELETE": {"parameters": _LOOSE}}},
+        "PUT": {"parameters": _DATASTORE_UPDATE}, "DELETE": {"parameters": _LOOSE}}},
     {"path": "/nodes/{node}/tasks/{upid}/status", "info": {
         "GET": {"parameters": {"properties": {"node": _NODE, "upid": _UPID}},
                 "permissions": {"user": "all"}}}},
