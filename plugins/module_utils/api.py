@@ -11,7 +11,6 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import json
 import ssl
 import socket
 
@@ -265,8 +264,3 @@ class Client:
         message, errors = self.scheme.error_message(response)
         raise ApiError.for_status(response.status_code, message, method=method, path=path, errors=errors,
                                   member=member)
-
-
-def dumps(value):
-    """Stable JSON for messages."""
-    return json.dumps(value, sort_keys=True)

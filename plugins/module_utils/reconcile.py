@@ -138,13 +138,19 @@ class Family:
         return dict((field.option, field.live(view.get(field.wire, MISSING)))
                     for field in self.fields if not field.secret)
 
-    def live_object(self, ident, raw, managed):
+    def managed_view(self, ident, raw, managed):
+        """Identity and the managed fields' live values: what a diff shows."""
         if raw is ABSENT:
             return {}
         current = self.current(raw)
-        result = dict(ident)
-        result.update((field.option, current[field.option]) for field in managed)
-        if self.report:
+        view = dict(ident)
+        view.update((field.option, current[field.option]) for field in managed)
+        return view
+
+    def live_object(self, ident, raw, managed):
+        """The returned ``object``: the managed view plus what the family reports (member counts, tokens)."""
+        result = self.managed_view(ident, raw, managed)
+        if result and self.report:
             result.update(self.report(raw))
         return result
 
@@ -224,9 +230,7 @@ def update_form(family, declaration, changed, raw):
 
 def diff_of(family, declaration, raw, action):
     managed = family.managed(declaration)
-    before = {} if raw is ABSENT else family.live_object(declaration.ident, raw, managed)
-    before = dict((key, value) for key, value in before.items()
-                  if key in declaration.ident or key in [field.option for field in managed])
+    before = family.managed_view(declaration.ident, raw, managed)
     if action == 'delete':
         return dict(before=before, after={})
     after = dict(declaration.ident)
