@@ -4,6 +4,7 @@ The repository root is the collection; a symlinked tree outside the checkout giv
 path Ansible's loader expects, without copying anything.
 """
 
+import hashlib
 import os
 import tempfile
 
@@ -11,7 +12,9 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def collection_root():
-    root = os.path.join(tempfile.gettempdir(), 'homeflare-collections-%d' % os.getuid())
+    # One tree per checkout: two checkouts testing at once must never re-point each other's link.
+    checkout = hashlib.sha256(REPO.encode('utf-8')).hexdigest()[:12]
+    root = os.path.join(tempfile.gettempdir(), 'homeflare-collections-%d-%s' % (os.getuid(), checkout))
     namespace = os.path.join(root, 'ansible_collections', 'homeflare')
     os.makedirs(namespace, exist_ok=True)
     link = os.path.join(namespace, 'proxmox')

@@ -158,6 +158,8 @@ TREE = [
                              groups=s(format="pve-groupid-list", **OPT),
                              tokens=s(format="pve-tokenid-list", **OPT),
                              propagate=b(**OPT), delete=b(**OPT)))}},
+    {"path": "/access/permissions", "info": {
+        "GET": method(ALL, params(path=s(**OPT), userid=s(format="pve-userid", **OPT)))}},
     {"path": "/pools", "info": {
         "GET": method(ALL, params(poolid=s(format="pve-poolid", **OPT),
                                   type=s(enum=["qemu", "lxc", "storage"], requires="poolid",
