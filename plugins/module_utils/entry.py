@@ -1,18 +1,22 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) 2026 homeflare.proxmox contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The module entry point every module shares: the one place that calls fail_json."""
+"""What both execution paths share, and the module path's entry point (the one place that calls fail_json).
+
+A *task* is what a module file declares: a ``Family`` (one object) or the ``declare`` batch. It
+answers ``argument_spec()``, ``scheme`` and ``run(client, params, check_mode)``. The module path
+(``run_module``) and the controller path (the action plugin ``homeflare.proxmox.controller``) both
+hand validated parameters to ``execute`` and shape failures with ``failure``, so their results
+cannot drift apart.
+"""
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible.module_utils.basic import AnsibleModule, missing_required_lib
-
 from ansible_collections.homeflare.proxmox.plugins.module_utils import api
 from ansible_collections.homeflare.proxmox.plugins.module_utils.credentials import credentials_from_params
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import ProxmoxError
-from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import reconcile
 
 
 def client_from_params(params, scheme):
@@ -21,20 +25,55 @@ def client_from_params(params, scheme):
                       timeout=params['api_timeout'])
 
 
-def run_module(family):
-    module = AnsibleModule(argument_spec=family.argument_spec(), supports_check_mode=True)
+def task_of(python_module):
+    """The task a module file declares: ``FAMILY`` for one object family, ``DECLARE`` for the batch."""
+    task = getattr(python_module, 'FAMILY', None) or getattr(python_module, 'DECLARE', None)
+    if task is None:
+        raise ValueError('%s declares no FAMILY or DECLARE' % python_module.__name__)
+    return task
+
+
+def execute(task, params, check_mode, diff_mode):
+    """Run one validated task; returns (result, warnings). A ProxmoxError becomes a failed result.
+
+    Building the client sends nothing (credentials are fetched on first use), so the task's own
+    validation still fails bad input before any request.
+    """
+    try:
+        client = client_from_params(params, task.scheme)
+        result = task.run(client, params, check_mode)
+    except ProxmoxError as exc:
+        # A batch that failed part-way still says what it judged and wrote.
+        result = dict(getattr(exc, 'result', None) or {})
+        result.update(failed=True, msg=str(exc), error=type(exc).__name__)
+    warnings = result.pop('warnings', None) or []
+    if not diff_mode:
+        result.pop('diff', None)
+    return result, warnings
+
+
+def secret_values(task, params):
+    """Secrets the argument spec cannot see (declare's objects hold other modules' no_log options)."""
+    finder = getattr(task, 'secret_values', None)
+    return set(finder(params)) if finder else set()
+
+
+def run_module(task):
+    from ansible.module_utils.basic import AnsibleModule, missing_required_lib
+
+    class TaskModule(AnsibleModule):
+        def _log_invocation(self):
+            # AnsibleModule logs its arguments while it is being built: mask nested secrets first.
+            self.no_log_values.update(secret_values(task, self.params))
+            super(TaskModule, self)._log_invocation()
+
+    module = TaskModule(argument_spec=task.argument_spec(), supports_check_mode=True)
+    module.no_log_values.update(secret_values(task, module.params))
     if not api.HAS_REQUESTS:
         module.fail_json(msg=missing_required_lib('requests'), exception=str(api.REQUESTS_IMPORT_ERROR))
-    try:
-        # Building the client sends nothing (credentials are fetched on first use), so reconcile's
-        # own validation still fails bad input before any request.
-        client = client_from_params(module.params, family.scheme)
-        result = reconcile(client, family, module.params, check_mode=module.check_mode)
-    except ProxmoxError as exc:
-        module.fail_json(msg=str(exc), error=type(exc).__name__)
-    warnings = result.pop('warnings', [])
+    result, warnings = execute(task, module.params, module.check_mode, module._diff)
     for warning in warnings:
         module.warn(warning)
-    if not module._diff:
-        result.pop('diff', None)
+    if result.pop('failed', False):
+        module.fail_json(**result)
     module.exit_json(**result)

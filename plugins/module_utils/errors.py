@@ -121,3 +121,19 @@ class Refused(ProxmoxError):
 
 class NotConverged(ProxmoxError):
     """The write was answered with success but the read-back still differs."""
+
+
+class BatchError(ProxmoxError):
+    """A ``declare`` task that did not finish cleanly; ``result`` carries every object's judgement."""
+
+    def __init__(self, message, result):
+        self.result = result
+        super(BatchError, self).__init__(message)
+
+
+class BatchFailed(BatchError):
+    """Some objects of a batch could not be judged or written."""
+
+
+class DriftFound(BatchError):
+    """A check run with ``fail_on_drift``: the cluster differs from the declaration."""

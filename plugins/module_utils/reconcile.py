@@ -35,6 +35,27 @@ class Absence:
         return exc.status in self.statuses and (self.message is None or bool(self.message.search(exc.reason)))
 
 
+class Listing:
+    """A list endpoint whose rows carry every managed field, so a batch reads a family once.
+
+    ``params`` are sent with the GET (``full=1``); ``item`` turns a row into the shape of the item
+    read when the two differ (a role's row holds ``privs`` as a string, its item a map).
+    """
+
+    def __init__(self, path, params=None, item=None):
+        self.path = path
+        self.params = params
+        self.item = item
+
+    def read(self, client, family):
+        """Rows by identity key (the identity fields' canonical values, in order)."""
+        rows = {}
+        for row in client.get(self.path, params=self.params, role=family.read_role) or []:
+            key = tuple(field.canonical(row.get(field.wire)) for field in family.identity)
+            rows[key] = self.item(row) if self.item else row
+        return rows
+
+
 class ItemStore:
     """The common shape: GET/PUT/DELETE on the item path, create by POST (collection or item path)."""
 
@@ -45,6 +66,10 @@ class ItemStore:
             if family.absence.matches(exc):
                 return ABSENT
             raise
+
+    def read_unlisted(self, client, family, ident):
+        """The family's list lacks this row; lists are filtered by privilege, so only the item read decides."""
+        return self.read(client, family, ident)
 
     def create(self, client, family, ident, form):
         if family.create_on == 'collection':
@@ -64,7 +89,7 @@ class Family:
 
     def __init__(self, name, identity, fields, item=None, collection=None, create_on='collection', absence=None,
                  scheme='pve', read_role='read', write_role='provision', retain=False, send_digest=False,
-                 task_timeout=None, view=None, report=None, store=None, check_declaration=None):
+                 task_timeout=None, view=None, report=None, store=None, check_declaration=None, listing=None):
         self.name = name
         self.identity = identity
         self.fields = fields
@@ -82,8 +107,12 @@ class Family:
         self.report = report
         self.store = store or ItemStore()
         self.check_declaration = check_declaration
+        self.listing = listing
 
     # -- the module's interface ----------------------------------------------------------
+    def run(self, client, params, check_mode):
+        return reconcile(client, self, params, check_mode=check_mode)
+
     def argument_spec(self):
         spec = dict(CONNECTION_ARGUMENT_SPEC)
         for field in self.identity + self.fields:
@@ -104,6 +133,9 @@ class Family:
 
     def identity_form(self, ident):
         return dict((field.wire, field.encode(ident[field.option])) for field in self.identity)
+
+    def key(self, ident):
+        return tuple(ident[field.option] for field in self.identity)
 
     def describe(self, ident):
         return "%s '%s'" % (self.name, "', '".join(str(ident[field.option]) for field in self.identity))

@@ -26,18 +26,7 @@ extends_documentation_fragment:
   - homeflare.proxmox.connection
   - homeflare.proxmox.connection.openbao
   - homeflare.proxmox.connection.state
-attributes:
-  check_mode:
-    support: full
-    description: Sends no write; RV(plan) names the action and the drifted fields.
-  diff_mode:
-    support: full
-    description: Shows the managed fields before and after, the same in check mode and in a real run.
-  action_group:
-    support: full
-    description: One of the C(homeflare.proxmox.proxmox) group, so O(api_host) and the credentials can be set once in C(module_defaults).
-    membership:
-      - homeflare.proxmox.proxmox
+  - homeflare.proxmox.attributes
 options:
   path:
     description: The ACL path, for example C(/), C(/pool/lab), C(/storage/local), C(/vms/100).
@@ -99,62 +88,7 @@ plan:
 '''
 
 from ansible_collections.homeflare.proxmox.plugins.module_utils.entry import run_module
-from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import Unreadable
-from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Flag, Text, acl_path
-from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import ABSENT, Family
-
-
-# PVE lists a grant only to callers that may modify permissions on its path: Permissions.Modify,
-# or the allocate privilege of the path's kind (AccessControl check_perm_modify).
-MODIFY_ALTERNATIVES = (('/storage/', 'Datastore.Allocate'), ('/vms/', 'VM.Allocate'), ('/pool/', 'Pool.Allocate'))
-
-
-class AclStore:
-    """Grants have no URL of their own: one list to read, one PUT to bind and (with delete=1) unbind."""
-
-    def read(self, client, family, ident):
-        for row in client.get('/access/acl', role=family.read_role) or []:
-            if (acl_path(row.get('path', '')), row.get('type'), row.get('ugid'), row.get('roleid')) == (
-                    ident['path'], ident['type'], ident['ugid'], ident['roleid']):
-                return row
-        self.confirm_visible(client, family, ident)
-        return ABSENT
-
-    def confirm_visible(self, client, family, ident):
-        """A missing row proves absence only if this credential would have been shown it."""
-        path = ident['path']
-        privileges = (client.get('/access/permissions', params={'path': path}, role=family.read_role) or {}).get(path)
-        needed = ['Permissions.Modify'] + [priv for prefix, priv in MODIFY_ALTERNATIVES if path.startswith(prefix)]
-        if not any(priv in (privileges or {}) for priv in needed):
-            raise Unreadable('%s cannot be judged: the credential lacks %s on %s, and PVE leaves the grants it may '
-                             'not modify out of GET /access/acl, so a missing row proves nothing. Use a credential '
-                             'that may modify permissions there.' % (family.describe(ident), ' or '.join(needed), path))
-
-    def subject(self, ident):
-        return {'path': ident['path'], 'roles': ident['roleid'], ident['type'] + 's': ident['ugid']}
-
-    def create(self, client, family, ident, form):
-        return client.put('/access/acl', dict(form, **self.subject(ident)), role=family.write_role)
-
-    def update(self, client, family, ident, form, live):
-        return self.create(client, family, ident, form)
-
-    def delete(self, client, family, ident):
-        return client.put('/access/acl', dict(self.subject(ident), delete='1'), role=family.write_role)
-
-
-FAMILY = Family(
-    name='acl grant',
-    identity=[
-        Text('path', required=True, normalise=acl_path),
-        Text('type', required=True, choices=['user', 'group', 'token']),
-        Text('ugid', required=True),
-        Text('roleid', required=True),
-    ],
-    fields=[Flag('propagate', default=True, absent_means=True)],
-    read_role='provision',
-    store=AclStore(),
-)
+from ansible_collections.homeflare.proxmox.plugins.module_utils.families.acl import FAMILY
 
 
 def main():

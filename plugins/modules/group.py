@@ -22,18 +22,7 @@ extends_documentation_fragment:
   - homeflare.proxmox.connection
   - homeflare.proxmox.connection.openbao
   - homeflare.proxmox.connection.state
-attributes:
-  check_mode:
-    support: full
-    description: Sends no write; RV(plan) names the action and the drifted fields.
-  diff_mode:
-    support: full
-    description: Shows the managed fields before and after, the same in check mode and in a real run.
-  action_group:
-    support: full
-    description: One of the C(homeflare.proxmox.proxmox) group, so O(api_host) and the credentials can be set once in C(module_defaults).
-    membership:
-      - homeflare.proxmox.proxmox
+  - homeflare.proxmox.attributes
 options:
   groupid:
     description: The group's id (wire name C(groupid)).
@@ -71,19 +60,7 @@ plan:
 '''
 
 from ansible_collections.homeflare.proxmox.plugins.module_utils.entry import run_module
-from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Text
-from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Absence, Family
-
-FAMILY = Family(
-    name='group',
-    identity=[Text('groupid', required=True, pattern=r'^[A-Za-z0-9.\-_]+$')],
-    fields=[Text('comment', default='')],
-    collection='/access/groups',
-    item='/access/groups/{groupid}',
-    absence=Absence((404, 500), r'does not exist'),
-    # PVE answers members in hash order, different between two reads.
-    report=lambda raw: {'members': sorted(raw.get('members') or [])},
-)
+from ansible_collections.homeflare.proxmox.plugins.module_utils.families.group import FAMILY
 
 
 def main():

@@ -21,18 +21,7 @@ extends_documentation_fragment:
   - homeflare.proxmox.connection
   - homeflare.proxmox.connection.openbao
   - homeflare.proxmox.connection.state
-attributes:
-  check_mode:
-    support: full
-    description: Sends no write; RV(plan) names the action and the drifted fields.
-  diff_mode:
-    support: full
-    description: Shows the managed fields before and after, the same in check mode and in a real run.
-  action_group:
-    support: full
-    description: One of the C(homeflare.proxmox.proxmox) group, so O(api_host) and the credentials can be set once in C(module_defaults).
-    membership:
-      - homeflare.proxmox.proxmox
+  - homeflare.proxmox.attributes
 options:
   roleid:
     description: The role's id (wire name C(roleid)).
@@ -74,27 +63,7 @@ plan:
 '''
 
 from ansible_collections.homeflare.proxmox.plugins.module_utils.entry import run_module
-from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError
-from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Text, TokenSet
-from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Absence, Family
-
-
-def require_privs(ident, declared, state):
-    if state == 'present' and not declared.get('privs'):
-        raise DeclarationError('option privs: declare at least one privilege for state=present')
-
-
-FAMILY = Family(
-    name='role',
-    identity=[Text('roleid', required=True, pattern=r'^[A-Za-z0-9.\-_]+$')],
-    fields=[TokenSet('privs', pattern=r'^[A-Za-z]+(\.[A-Za-z]+)+$')],
-    collection='/access/roles',
-    item='/access/roles/{roleid}',
-    absence=Absence((404, 500), r'does not exist'),
-    # The item read is a map {privilege: 1}; keys with a dot are privileges.
-    view=lambda raw: {'privs': dict((key, flag) for key, flag in raw.items() if '.' in key)},
-    check_declaration=require_privs,
-)
+from ansible_collections.homeflare.proxmox.plugins.module_utils.families.role import FAMILY
 
 
 def main():

@@ -27,18 +27,7 @@ extends_documentation_fragment:
   - homeflare.proxmox.connection
   - homeflare.proxmox.connection.openbao
   - homeflare.proxmox.connection.state
-attributes:
-  check_mode:
-    support: full
-    description: Sends no write; RV(plan) names the action and the drifted fields.
-  diff_mode:
-    support: full
-    description: Shows the managed fields before and after, the same in check mode and in a real run.
-  action_group:
-    support: full
-    description: One of the C(homeflare.proxmox.proxmox) group, so O(api_host) and the credentials can be set once in C(module_defaults).
-    membership:
-      - homeflare.proxmox.proxmox
+  - homeflare.proxmox.attributes
 options:
   storage:
     description: The storage id (wire name C(storage)).
@@ -159,51 +148,7 @@ plan:
 '''
 
 from ansible_collections.homeflare.proxmox.plugins.module_utils.entry import run_module
-from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError
-from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import (
-    Flag, Integer, PropertyString, Text, TokenSet)
-from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Absence, Family
-
-TYPES = ['btrfs', 'cephfs', 'cifs', 'dir', 'esxi', 'iscsi', 'iscsidirect', 'lvm', 'lvmthin', 'nfs', 'pbs', 'rbd',
-         'zfs', 'zfspool']
-CONTENT = ['images', 'rootdir', 'vztmpl', 'backup', 'iso', 'snippets', 'import']
-LOCATORS = ['path', 'server', 'export', 'share', 'datastore', 'pool', 'monhost', 'vgname', 'thinpool']
-
-
-def require_type(ident, declared, state):
-    if state == 'present' and not declared.get('type'):
-        raise DeclarationError('option type is required with state=present (one of %s)' % ', '.join(TYPES))
-
-
-FAMILY = Family(
-    name='storage',
-    identity=[Text('storage', required=True, pattern=r'^[A-Za-z][A-Za-z0-9\-_.]*[A-Za-z0-9]$')],
-    fields=[Text('type', create_only=True, choices=TYPES)]
-    + [Text(name, create_only=True) for name in LOCATORS]
-    + [
-        TokenSet('content', empty_token='none', choices=CONTENT),
-        TokenSet('nodes', clear='delete'),
-        Flag('disable', clear='delete'),
-        Flag('shared', clear='delete'),
-        Text('preallocation', choices=['off', 'metadata', 'falloc', 'full'], clear='delete'),
-        PropertyString('prune-backups', clear='delete'),
-        Text('username', clear='delete'),
-        Text('fingerprint', clear='delete'),
-        Text('options', clear='delete'),
-        Integer('max-protected-backups', minimum=-1, clear='delete'),
-        Text('password', secret=True),
-        Text('keyring', secret=True),
-        Text('encryption-key', secret=True),
-    ],
-    collection='/storage',
-    item='/storage/{storage}',
-    absence=Absence((404, 500), r'does not exist'),
-    read_role='provision',
-    retain=True,
-    # storage.cfg's digest: a storage edited by someone else between read and write is not overwritten.
-    send_digest=True,
-    check_declaration=require_type,
-)
+from ansible_collections.homeflare.proxmox.plugins.module_utils.families.storage import FAMILY
 
 
 def main():

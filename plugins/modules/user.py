@@ -23,18 +23,7 @@ extends_documentation_fragment:
   - homeflare.proxmox.connection
   - homeflare.proxmox.connection.openbao
   - homeflare.proxmox.connection.state
-attributes:
-  check_mode:
-    support: full
-    description: Sends no write; RV(plan) names the action and the drifted fields.
-  diff_mode:
-    support: full
-    description: Shows the managed fields before and after, the same in check mode and in a real run.
-  action_group:
-    support: full
-    description: One of the C(homeflare.proxmox.proxmox) group, so O(api_host) and the credentials can be set once in C(module_defaults).
-    membership:
-      - homeflare.proxmox.proxmox
+  - homeflare.proxmox.attributes
 options:
   userid:
     description: The user id with its realm, C(name@realm) (wire name C(userid)).
@@ -99,35 +88,7 @@ plan:
 '''
 
 from ansible_collections.homeflare.proxmox.plugins.module_utils.entry import run_module
-from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Flag, Integer, Text, TokenSet
-from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Absence, Family
-
-
-def token_names(raw):
-    tokens = raw.get('tokens') or []
-    names = tokens.keys() if isinstance(tokens, dict) else [token.get('tokenid') for token in tokens]
-    return {'tokens': sorted(name for name in names if name)}
-
-
-FAMILY = Family(
-    name='user',
-    identity=[Text('userid', required=True, pattern=r'^[^\s:/@]+@[A-Za-z][A-Za-z0-9.\-_]+$')],
-    fields=[
-        Text('comment', default=''),
-        Text('email', default=''),
-        Flag('enable', default=True, absent_means=True),
-        Integer('expire', default=0, absent_means=0, minimum=0),
-        Text('firstname', default=''),
-        Text('lastname', default=''),
-        # An empty groups= clears every membership.
-        TokenSet('groups', default=[]),
-    ],
-    collection='/access/users',
-    item='/access/users/{userid}',
-    # A missing user is 500 "no such user ('x@pve')".
-    absence=Absence((404, 500), r'no such user|does not exist'),
-    report=token_names,
-)
+from ansible_collections.homeflare.proxmox.plugins.module_utils.families.user import FAMILY
 
 
 def main():

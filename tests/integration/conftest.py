@@ -62,7 +62,8 @@ def playbook(sim, tmp_path):
     """Run tasks (a list of task dicts) in one play against ``sim``; returns a Run."""
     counter = {'n': 0}
 
-    def run(tasks, check=False, diff=False, verbosity=0, defaults=None, env=None, play_extra=None, hosts=None, forks=None):
+    def run(tasks, check=False, diff=False, verbosity=0, defaults=None, env=None, play_extra=None, hosts=None, forks=None,
+            inventory_lines=None):
         counter['n'] += 1
         name = 'play%d' % counter['n']
         play = {
@@ -85,6 +86,7 @@ def playbook(sim, tmp_path):
             'XDG_RUNTIME_DIR': str(runtime),
             'ANSIBLE_COLLECTIONS_PATH': COLLECTIONS,
             'ANSIBLE_CALLBACK_PLUGINS': os.path.join(HERE, 'callback_plugins'),
+            'ANSIBLE_CONNECTION_PLUGINS': os.path.join(HERE, 'connection_plugins'),
             'ANSIBLE_CALLBACKS_ENABLED': 'record_results',
             'RECORD_RESULTS_FILE': str(record),
             'ANSIBLE_NOCOLOR': '1',
@@ -100,7 +102,7 @@ def playbook(sim, tmp_path):
         if hosts:
             inventory = str(tmp_path / ('%s.ini' % name))
             with open(inventory, 'w') as handle:
-                handle.write(''.join('%s ansible_connection=local\n' % host for host in hosts))
+                handle.write(''.join(inventory_lines or ['%s ansible_connection=local\n' % host for host in hosts]))
         command = [os.path.join(BIN, 'ansible-playbook'), '-i', inventory, '-c', 'local', str(book)]
         if forks:
             command += ['--forks', str(forks)]
@@ -117,6 +119,13 @@ def playbook(sim, tmp_path):
         return Run(proc, results)
 
     return run
+
+
+# The environment that puts a run on each execution path (plugins/action/controller.py).
+EXECUTION_PATHS = {
+    'controller': {},
+    'module': {'HOMEFLARE_PROXMOX_EXECUTION': 'module'},
+}
 
 
 def writes(sim):

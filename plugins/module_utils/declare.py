@@ -1,0 +1,243 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 homeflare.proxmox contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""``declare``: many objects of many families in one task.
+
+Every object is validated before any request. Each family is read once through its list endpoint
+where the rows carry every managed field (a row the list lacks is confirmed by the family's own
+typed read, because lists are filtered by privilege), every object is planned with the same
+``plan()`` as its single-object module, and only the drifted objects are written, each through
+``reconcile()``, in dependency order (deletes last, in reverse order).
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
+from ansible.module_utils.errors import UnsupportedError
+
+from ansible_collections.homeflare.proxmox.plugins.module_utils.credentials import CONNECTION_ARGUMENT_SPEC
+from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import (
+    BatchFailed, DeclarationError, DriftFound, ProxmoxError)
+from ansible_collections.homeflare.proxmox.plugins.module_utils.families.acl import FAMILY as ACL
+from ansible_collections.homeflare.proxmox.plugins.module_utils.families.group import FAMILY as GROUP
+from ansible_collections.homeflare.proxmox.plugins.module_utils.families.pool import FAMILY as POOL
+from ansible_collections.homeflare.proxmox.plugins.module_utils.families.role import FAMILY as ROLE
+from ansible_collections.homeflare.proxmox.plugins.module_utils.families.storage import FAMILY as STORAGE
+from ansible_collections.homeflare.proxmox.plugins.module_utils.families.user import FAMILY as USER
+from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import diff_of, plan, reconcile
+
+# Module name → family, in the order objects are created: what an object refers to exists before it
+# (the cluster role's order). Deletes run in the reverse order.
+FAMILIES = (('role', ROLE), ('group', GROUP), ('pool', POOL), ('user', USER), ('storage', STORAGE), ('acl', ACL))
+
+
+def object_spec(family):
+    """A family module's own options, without the connection (one per task, not per object)."""
+    spec = family.argument_spec()
+    for option in CONNECTION_ARGUMENT_SPEC:
+        spec.pop(option, None)
+    return spec
+
+
+def validation_message(validation):
+    message = validation.errors.msg
+    if isinstance(validation.errors[0], UnsupportedError):
+        message = 'unsupported parameters: %s' % message
+    return message
+
+
+class Item:
+    """One declared object and what the run found out about it."""
+
+    def __init__(self, module, family, index, params, declaration):
+        self.module = module
+        self.family = family
+        self.label = 'objects.%s[%d]' % (module, index)
+        self.params = params
+        self.declaration = declaration
+        self.name = family.describe(declaration.ident)
+        self.raw = None
+        self.plan = None
+        self.error = None
+        self.written = None
+
+    @property
+    def action(self):
+        return self.plan.action if self.plan is not None else None
+
+    def entry(self):
+        entry = dict(module=self.module, name=self.name)
+        if self.plan is not None:
+            entry['plan'] = self.plan.as_dict()
+            if self.written is not None:
+                entry['object'] = self.written['object']
+            else:
+                managed = self.family.managed(self.declaration)
+                entry['object'] = self.family.managed_view(self.declaration.ident, self.raw, managed)
+        if self.error is not None:
+            entry.update(failed=True, msg=str(self.error), error=type(self.error).__name__)
+        return entry
+
+    def diff(self):
+        diff = diff_of(self.family, self.declaration, self.raw, self.plan.action)
+        diff.update(before_header=self.name, after_header=self.name)
+        return diff
+
+    def describe_drift(self):
+        fields = ': %s' % ', '.join(self.plan.changed) if self.plan.changed else ''
+        return '%s (%s%s)' % (self.name, self.plan.action, fields)
+
+
+class Declare:
+    """The task of the ``declare`` module (same interface as a Family: argument_spec, run)."""
+
+    scheme = 'pve'
+
+    def __init__(self, families):
+        self.families = families
+        self.modules = dict(families)
+        self._validators = {}
+        self._validated = (None, None)
+
+    def argument_spec(self):
+        spec = dict(CONNECTION_ARGUMENT_SPEC)
+        spec['objects'] = dict(type='dict', required=True)
+        spec['fail_on_drift'] = dict(type='bool', default=False)
+        return spec
+
+    # -- validation, before any request ------------------------------------------------------
+    def validator(self, module):
+        if module not in self._validators:
+            self._validators[module] = ArgumentSpecValidator(object_spec(self.modules[module]))
+        return self._validators[module]
+
+    def validate(self, objects):
+        """(items, problems, no_log values); kept for the last ``objects`` seen, since both the
+        secret masking and the run ask for it."""
+        if self._validated[0] is not objects:
+            self._validated = (objects, self._validate(objects))
+        return self._validated[1]
+
+    def _validate(self, objects):
+        items, problems, secrets, seen = [], [], set(), {}
+        objects = objects or {}
+        unknown = sorted(set(objects) - set(self.modules))
+        if unknown:
+            problems.append('objects: %s %s not a module declare takes (%s)' % (
+                ', '.join(unknown), 'is' if len(unknown) == 1 else 'are', ', '.join(sorted(self.modules))))
+        for module, family in self.families:
+            entries = objects.get(module) or []
+            if not isinstance(entries, list):
+                problems.append('objects.%s: must be a list of %s options' % (module, module))
+                continue
+            for index, options in enumerate(entries):
+                label = 'objects.%s[%d]' % (module, index)
+                if not isinstance(options, dict):
+                    problems.append('%s: must be a mapping of %s options' % (label, module))
+                    continue
+                validation = self.validator(module).validate(options)
+                secrets.update(validation._no_log_values)
+                if validation.errors.errors:
+                    problems.append('%s: %s' % (label, validation_message(validation)))
+                    continue
+                params = validation.validated_parameters
+                try:
+                    declaration = family.declaration(params)
+                except ProxmoxError as exc:
+                    problems.append('%s: %s' % (label, exc))
+                    continue
+                item = Item(module, family, index, params, declaration)
+                key = (module,) + family.key(declaration.ident)
+                if key in seen:
+                    problems.append('%s: %s is already declared at %s' % (label, item.name, seen[key]))
+                    continue
+                seen[key] = label
+                items.append(item)
+        return items, problems, secrets
+
+    def secret_values(self, params):
+        return self.validate(params.get('objects'))[2]
+
+    # -- the run -----------------------------------------------------------------------------
+    def run(self, client, params, check_mode):
+        items, problems, _secrets = self.validate(params.get('objects'))
+        if problems:
+            raise DeclarationError('%d declared object(s) are invalid; nothing was read or written. %s'
+                                   % (len(problems), '; '.join(problems)))
+        self.judge(client, items)
+        unjudged = [item for item in items if item.error is not None]
+        if unjudged:
+            raise BatchFailed('%d of %d objects could not be judged, so nothing was written: %s' % (
+                len(unjudged), len(items), '; '.join('%s: %s' % (item.name, item.error) for item in unjudged)),
+                self.result(items))
+        drifted = [item for item in items if item.action != 'none']
+        if check_mode:
+            if drifted and params.get('fail_on_drift'):
+                raise DriftFound('%d of %d objects differ from the declaration: %s' % (
+                    len(drifted), len(items), '; '.join(item.describe_drift() for item in drifted)),
+                    self.result(items))
+            return self.result(items)
+        self.write(client, drifted, items)
+        return self.result(items)
+
+    def judge(self, client, items):
+        """Read each family once (its list) or per object, then plan every object; never writes."""
+        for module, family in self.families:
+            members = [item for item in items if item.module == module]
+            if not members:
+                continue
+            rows, listing_error = None, None
+            if family.listing is not None:
+                try:
+                    rows = family.listing.read(client, family)
+                except ProxmoxError as exc:
+                    listing_error = exc
+            for item in members:
+                if listing_error is not None:
+                    item.error = listing_error
+                    continue
+                try:
+                    if rows is None:
+                        item.raw = family.store.read(client, family, item.declaration.ident)
+                    elif family.key(item.declaration.ident) in rows:
+                        item.raw = rows[family.key(item.declaration.ident)]
+                    else:
+                        item.raw = family.store.read_unlisted(client, family, item.declaration.ident)
+                    item.plan = plan(family, item.declaration, item.raw)
+                except ProxmoxError as exc:
+                    item.error = exc
+
+    def write(self, client, drifted, items):
+        """Creates and updates in dependency order, then deletes in reverse; stop at the first failure."""
+        order = [module for module, _family in self.families]
+        ranked = sorted(drifted, key=lambda item: (item.action == 'delete',
+                                                   order.index(item.module) * (-1 if item.action == 'delete' else 1)))
+        done = []
+        for position, item in enumerate(ranked):
+            try:
+                item.written = reconcile(client, item.family, item.params)
+            except ProxmoxError as exc:
+                item.error = exc
+                untouched = ranked[position + 1:]
+                raise BatchFailed('writing %s failed: %s. Written before it: %s. Not attempted: %s.' % (
+                    item.name, exc, ', '.join(other.describe_drift() for other in done) or 'nothing',
+                    ', '.join(other.name for other in untouched) or 'nothing'), self.result(items))
+            done.append(item)
+
+    def result(self, items):
+        drifted = [item for item in items if item.action not in (None, 'none')]
+        counts = dict(judged=len([item for item in items if item.plan is not None]), matched=0, create=0, update=0,
+                      delete=0, failed=len([item for item in items if item.error is not None]))
+        for item in items:
+            if item.plan is not None:
+                counts['matched' if item.action == 'none' else item.action] += 1
+        warnings = []
+        for item in items:
+            warnings.extend((item.written or {}).get('warnings') or [])
+        return dict(changed=bool(drifted), results=[item.entry() for item in items],
+                    summary=counts, diff=[item.diff() for item in drifted], warnings=warnings)
+
+
+DECLARE = Declare(FAMILIES)

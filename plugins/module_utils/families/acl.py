@@ -1,0 +1,63 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 homeflare.proxmox contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The ACL grant family: rows of GET /access/acl, written with PUT /access/acl."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import Unreadable
+from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Flag, Text, acl_path
+from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import ABSENT, Family, Listing
+
+
+# PVE lists a grant only to callers that may modify permissions on its path: Permissions.Modify,
+# or the allocate privilege of the path's kind (AccessControl check_perm_modify).
+MODIFY_ALTERNATIVES = (('/storage/', 'Datastore.Allocate'), ('/vms/', 'VM.Allocate'), ('/pool/', 'Pool.Allocate'))
+
+
+class AclStore:
+    """Grants have no URL of their own: one list to read, one PUT to bind and (with delete=1) unbind."""
+
+    def read(self, client, family, ident):
+        row = family.listing.read(client, family).get(family.key(ident))
+        return row if row is not None else self.read_unlisted(client, family, ident)
+
+    def read_unlisted(self, client, family, ident):
+        """A missing row proves absence only if this credential would have been shown it."""
+        path = ident['path']
+        privileges = (client.get('/access/permissions', params={'path': path}, role=family.read_role) or {}).get(path)
+        needed = ['Permissions.Modify'] + [priv for prefix, priv in MODIFY_ALTERNATIVES if path.startswith(prefix)]
+        if not any(priv in (privileges or {}) for priv in needed):
+            raise Unreadable('%s cannot be judged: the credential lacks %s on %s, and PVE leaves the grants it may '
+                             'not modify out of GET /access/acl, so a missing row proves nothing. Use a credential '
+                             'that may modify permissions there.' % (family.describe(ident), ' or '.join(needed), path))
+        return ABSENT
+
+    def subject(self, ident):
+        return {'path': ident['path'], 'roles': ident['roleid'], ident['type'] + 's': ident['ugid']}
+
+    def create(self, client, family, ident, form):
+        return client.put('/access/acl', dict(form, **self.subject(ident)), role=family.write_role)
+
+    def update(self, client, family, ident, form, live):
+        return self.create(client, family, ident, form)
+
+    def delete(self, client, family, ident):
+        return client.put('/access/acl', dict(self.subject(ident), delete='1'), role=family.write_role)
+
+
+FAMILY = Family(
+    name='acl grant',
+    identity=[
+        Text('path', required=True, normalise=acl_path),
+        Text('type', required=True, choices=['user', 'group', 'token']),
+        Text('ugid', required=True),
+        Text('roleid', required=True),
+    ],
+    fields=[Flag('propagate', default=True, absent_means=True)],
+    read_role='provision',
+    store=AclStore(),
+    listing=Listing('/access/acl'),
+)

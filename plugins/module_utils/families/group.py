@@ -1,0 +1,23 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 homeflare.proxmox contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The group family: /access/groups/{groupid}."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Text
+from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Absence, Family, Listing
+
+FAMILY = Family(
+    name='group',
+    identity=[Text('groupid', required=True, pattern=r'^[A-Za-z0-9.\-_]+$')],
+    fields=[Text('comment', default='')],
+    collection='/access/groups',
+    item='/access/groups/{groupid}',
+    listing=Listing('/access/groups'),
+    absence=Absence((404, 500), r'does not exist'),
+    # PVE answers members in hash order, different between two reads.
+    report=lambda raw: {'members': sorted(raw.get('members') or [])},
+)

@@ -1,0 +1,32 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 homeflare.proxmox contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The role family: /access/roles/{roleid} and its complete set of privileges."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError
+from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import LIST_SPLIT, Text, TokenSet
+from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Absence, Family, Listing
+
+
+def require_privs(ident, declared, state):
+    if state == 'present' and not declared.get('privs'):
+        raise DeclarationError('option privs: declare at least one privilege for state=present')
+
+
+FAMILY = Family(
+    name='role',
+    identity=[Text('roleid', required=True, pattern=r'^[A-Za-z0-9.\-_]+$')],
+    fields=[TokenSet('privs', pattern=r'^[A-Za-z]+(\.[A-Za-z]+)+$')],
+    collection='/access/roles',
+    item='/access/roles/{roleid}',
+    # A row holds privs as 'A,B'; the item read is a map {privilege: 1}.
+    listing=Listing('/access/roles', item=lambda row: dict.fromkeys(LIST_SPLIT.split(row.get('privs') or ''), 1)),
+    absence=Absence((404, 500), r'does not exist'),
+    # The item read is a map {privilege: 1}; keys with a dot are privileges.
+    view=lambda raw: {'privs': dict((key, flag) for key, flag in raw.items() if '.' in key)},
+    check_declaration=require_privs,
+)

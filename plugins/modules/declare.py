@@ -1,0 +1,135 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 homeflare.proxmox contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r'''
+module: declare
+short_description: Declare many Proxmox VE objects of many families in one task
+version_added: 0.2.0
+description:
+  - Takes O(objects), a mapping from a module name of this collection to a list of that module's own options (same
+    names, defaults and meanings, O(homeflare.proxmox.pool#module:state=absent) included; the connection options are
+    given once, for the whole task).
+  - Every object is validated before any request; one invalid object fails the task naming it, and nothing is read or
+    written.
+  - Each family is read once through its list endpoint (C(GET /pools), C(GET /access/roles), C(GET /access/groups),
+    C(GET /access/users?full=1), C(GET /storage), C(GET /access/acl)). PVE filters those lists by privilege, so an
+    object missing from its list is confirmed absent by the family's own typed read before a create is planned.
+  - Every object is judged with the same comparison as its single-object module. A check run stops there. A real run
+    writes only the drifted objects, each as its module would (write, wait, read back, re-judge), creates and updates
+    in dependency order (roles, groups, pools, users, storages, ACL grants), deletes after them in the reverse order.
+  - If any object cannot be judged (a failed read, a refused change), nothing is written and the task fails listing
+    every such object. A failed write stops the run; the failure lists what was written before it and what was not
+    attempted. RV(results) holds every object's judgement either way.
+author:
+  - homeflare.proxmox contributors (@homeflare)
+extends_documentation_fragment:
+  - homeflare.proxmox.connection
+  - homeflare.proxmox.connection.openbao
+  - homeflare.proxmox.attributes
+options:
+  objects:
+    description:
+      - The declaration. Keys are module names of this collection (V(role), V(group), V(pool), V(user), V(storage),
+        V(acl)); each value is a list of that module's options, for example a list of pools, each with a C(poolid)
+        and a C(comment).
+      - Secrets inside (a storage's O(homeflare.proxmox.storage#module:password)) are masked like the module's own
+        C(no_log) options.
+    type: dict
+    required: true
+  fail_on_drift:
+    description:
+      - In check mode, fail after judging every object when any of them would change, listing each drifted object and
+        its fields. The gate for CI; a playbook run with C(--check) then exits non-zero on drift.
+      - Has no effect on a real run.
+    type: bool
+    default: false
+seealso:
+  - module: homeflare.proxmox.pool
+  - module: homeflare.proxmox.role
+  - module: homeflare.proxmox.group
+  - module: homeflare.proxmox.user
+  - module: homeflare.proxmox.storage
+  - module: homeflare.proxmox.acl
+'''
+
+EXAMPLES = r'''
+- name: Declare the access model of the cluster in one task
+  homeflare.proxmox.declare:
+    objects:
+      role:
+        - roleid: Monitoring
+          privs: [Sys.Audit, VM.Audit]
+      group:
+        - groupid: operators
+      pool:
+        - poolid: lab
+          comment: Lab guests
+        - poolid: scratch
+          state: absent
+      user:
+        - userid: alice@pve
+          groups: [operators]
+      acl:
+        - path: /pool/lab
+          type: group
+          ugid: operators
+          roleid: Monitoring
+
+# In CI: `ansible-playbook site.yml --check --diff` exits non-zero when the cluster drifted.
+- name: Gate on drift
+  homeflare.proxmox.declare:
+    objects: "{{ cluster_objects }}"
+    fail_on_drift: true
+'''
+
+RETURN = r'''
+results:
+  description: One entry per declared object, in declaration order (by family, then as listed).
+  returned: always
+  type: list
+  elements: dict
+  contains:
+    module:
+      description: The family's module name.
+      type: str
+      sample: pool
+    name:
+      description: The object, named by its family and identity.
+      type: str
+      sample: pool 'lab'
+    plan:
+      description: As the single-object module's RV(homeflare.proxmox.pool#module:plan); missing when the object could not be judged.
+      type: dict
+      sample: {"read": "found", "action": "update", "changed": ["comment"]}
+    object:
+      description: The managed fields as read (for an object written in this run, as read back after the write).
+      type: dict
+      sample: {"poolid": "lab", "comment": "Lab guests"}
+    failed:
+      description: Present and true for an object that could not be judged or written; C(msg) says why.
+      type: bool
+  sample: [{"module": "pool", "name": "pool 'lab'", "plan": {"read": "found", "action": "none", "changed": []},
+            "object": {"poolid": "lab", "comment": "Lab guests"}}]
+summary:
+  description: Counts of the objects judged, matched (no change), to create, update and delete, and failed.
+  returned: always
+  type: dict
+  sample: {"judged": 12, "matched": 10, "create": 1, "update": 1, "delete": 0, "failed": 0}
+'''
+
+from ansible_collections.homeflare.proxmox.plugins.module_utils.declare import DECLARE
+from ansible_collections.homeflare.proxmox.plugins.module_utils.entry import run_module
+
+
+def main():
+    run_module(DECLARE)
+
+
+if __name__ == '__main__':
+    main()
