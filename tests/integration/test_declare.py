@@ -1,0 +1,162 @@
+"""``homeflare.proxmox.declare``: many objects in one task; validation, batch reads, the drift gate, failures.
+
+The matrix (test_matrix.py, path ``declare``) proves check/create/adopt/drift/repair/delete; these are the
+behaviours only a batch has. Each test batches its cases into as few ansible-playbook runs as it can.
+"""
+
+import pytest
+
+from conftest import EXECUTION_PATHS
+
+
+def declare(objects, name='declare', **options):
+    args = dict(objects=objects)
+    args.update(options)
+    return {'name': name, 'homeflare.proxmox.declare': args}
+
+
+def api(sim, calls):
+    for method, path, form in calls:
+        status, body = sim.request(method, path, form)
+        assert status == 200, (method, path, status, body)
+
+
+def test_bad_objects_fail_before_any_request_naming_each(sim, playbook):
+    objects = {
+        'pools': [{'poolid': 'x'}],
+        'pool': [{'poolid': 'fine'}, {'poolid': 'bad pool!'}, {'poolid': 'fine'}],
+        'user': [{'userid': 'alice@pve', 'expire': 'soon'}, {'userid': 'bob@pve', 'colour': 'blue'}],
+        'storage': [{'storage': 's1', 'path': '/srv'}],
+        'acl': ['not a mapping'],
+    }
+    sim.clear_log()
+    run = playbook([declare(objects)])
+    assert run.rc != 0
+    message = run.failed[0]['result']['msg']
+    assert message.startswith('7 declared object(s) are invalid; nothing was read or written.')
+    for part in ('objects: pools is not a module declare takes (acl, group, pool, role, storage, user)',
+                 'objects.pool[1]: option poolid:',
+                 "objects.pool[2]: pool 'fine' is already declared at objects.pool[0]",
+                 "objects.user[0]: argument 'expire' is of type",
+                 'objects.user[1]: unsupported parameters: colour.',
+                 'objects.storage[0]: option type is required with state=present',
+                 'objects.acl[0]: must be a mapping of acl options'):
+        assert part in message, (part, message)
+    assert sim.log == []
+
+
+@pytest.mark.compat
+@pytest.mark.parametrize('path', sorted(EXECUTION_PATHS))
+def test_fail_on_drift_gates_a_check_run(sim, playbook, path):
+    api(sim, [('POST', '/pools', {'poolid': 'lab', 'comment': 'edited in the UI'}),
+              ('POST', '/access/groups', {'groupid': 'ops'})])
+    objects = {'pool': [{'poolid': 'lab', 'comment': 'Lab'}, {'poolid': 'new'}], 'group': [{'groupid': 'ops'}]}
+    sim.clear_log()
+    run = playbook([declare(objects, fail_on_drift=True)], check=True, diff=True, env=EXECUTION_PATHS[path])
+    assert run.rc != 0
+    result = run.failed[0]['result']
+    assert result['msg'] == ("2 of 3 objects differ from the declaration: pool 'lab' (update: comment); "
+                             "pool 'new' (create)")
+    assert result['error'] == 'DriftFound'
+    assert result['summary'] == {'judged': 3, 'matched': 1, 'create': 1, 'update': 1, 'delete': 0, 'failed': 0}
+    assert [entry['name'] for entry in result['results']] == ["group 'ops'", "pool 'lab'", "pool 'new'"]
+    assert [entry['before_header'] for entry in result['diff']] == ["pool 'lab'", "pool 'new'"]
+    assert 'edited in the UI' in run.output  # the --diff of the failed task is still shown
+    assert sim.writes() == []
+
+    # Without drift the gate passes; a real run ignores it and repairs.
+    matching = {'pool': [{'poolid': 'lab', 'comment': 'edited in the UI'}], 'group': [{'groupid': 'ops'}]}
+    gate = playbook([declare(matching, fail_on_drift=True), declare(objects, fail_on_drift=True, name='real')],
+                    env=EXECUTION_PATHS[path])
+    assert gate.rc == 0, gate
+    assert gate.results[0]['result']['changed'] is False
+    assert gate.results[1]['result']['changed'] is True
+    assert sorted((entry['method'], entry['path']) for entry in sim.writes()) == [('POST', '/pools'),
+                                                                                ('PUT', '/pools/lab')]
+
+
+def test_an_object_that_cannot_be_judged_means_nothing_is_written(sim, playbook):
+    api(sim, [('POST', '/pools', {'poolid': 'lab'})])
+    sim.force('GET', r'^/storage$', 500, 'storage.cfg: read failed')
+    objects = {'pool': [{'poolid': 'lab', 'comment': 'drifted'}, {'poolid': 'new'}],
+               'storage': [{'storage': 's1', 'type': 'dir', 'path': '/srv/s1'}]}
+    sim.clear_log()
+    run = playbook([declare(objects)])
+    assert run.rc != 0
+    result = run.failed[0]['result']
+    assert result['msg'] == ("1 of 3 objects could not be judged, so nothing was written: storage 's1': "
+                             "500 storage.cfg: read failed")
+    assert sim.writes() == []
+    by_name = dict((entry['name'], entry) for entry in result['results'])
+    assert by_name["pool 'lab'"]['plan']['action'] == 'update'  # the others were still judged
+    assert by_name["pool 'new'"]['plan']['action'] == 'create'
+    assert by_name["storage 's1'"]['failed'] is True and 'plan' not in by_name["storage 's1'"]
+
+
+def test_a_failed_write_stops_and_lists_what_was_written(sim, playbook):
+    sim.force('POST', r'^/pools$', 500, 'cfs lock timeout')
+    objects = {'role': [{'roleid': 'Ops', 'privs': ['Sys.Audit']}], 'pool': [{'poolid': 'lab'}],
+               'user': [{'userid': 'op@pve'}]}
+    sim.clear_log()
+    run = playbook([declare(objects)])
+    assert run.rc != 0
+    result = run.failed[0]['result']
+    assert result['msg'] == ("writing pool 'lab' failed: 500 cfs lock timeout. Written before it: role 'Ops' "
+                             "(create: privs). Not attempted: user 'op@pve'.")
+    assert result['changed'] is True
+    assert [(entry['method'], entry['path']) for entry in sim.writes()] == [('POST', '/access/roles'),
+                                                                           ('POST', '/pools')]
+
+
+def test_deletes_run_after_writes_in_reverse_dependency_order(sim, playbook):
+    api(sim, [('POST', '/access/roles', {'roleid': 'Old', 'privs': 'Sys.Audit'}),
+              ('POST', '/access/groups', {'groupid': 'old'}),
+              ('PUT', '/access/acl', {'path': '/', 'groups': 'old', 'roles': 'Old'})])
+    objects = {'role': [{'roleid': 'Old', 'state': 'absent'}, {'roleid': 'New', 'privs': ['Sys.Audit']}],
+               'group': [{'groupid': 'old', 'state': 'absent'}],
+               'acl': [{'path': '/', 'type': 'group', 'ugid': 'old', 'roleid': 'Old', 'state': 'absent'}]}
+    sim.clear_log()
+    run = playbook([declare(objects)])
+    assert run.rc == 0, run
+    assert [(entry['method'], entry['path']) for entry in sim.writes()] == [
+        ('POST', '/access/roles'), ('PUT', '/access/acl'), ('DELETE', '/access/groups/old'),
+        ('DELETE', '/access/roles/Old')]
+
+
+def test_a_row_missing_from_a_filtered_list_is_never_taken_for_absent(sim, playbook):
+    # A token without Pool.Audit gets GET /pools filtered to nothing: only the item read may decide.
+    api(sim, [('POST', '/pools', {'poolid': 'lab'}), ('POST', '/access/users', {'userid': 'ci@pve'})])
+    status, body = sim.request('POST', '/access/users/ci@pve/token/ro', {'privsep': '0'})
+    assert status == 200, body
+    defaults = {'api_host': sim.members, 'api_token_id': body['data']['full-tokenid'],
+                'api_token_secret': body['data']['value'], 'ca_path': sim.ca_path}
+    sim.clear_log()
+    run = playbook([declare({'pool': [{'poolid': 'lab'}]})], defaults=defaults)
+    assert run.rc != 0
+    assert "pool 'lab': 403 Permission check failed (/pool/lab, Pool.Audit)" in run.failed[0]['result']['msg']
+    assert [(entry['path'], entry['status']) for entry in sim.log] == [('/pools', 200), ('/pools/lab', 403)]
+    assert sim.writes() == []
+
+
+def test_a_large_verify_reads_each_family_once(sim, playbook):
+    objects = {'pool': [], 'group': [], 'user': [], 'role': [], 'acl': []}
+    for index in range(60):
+        api(sim, [('POST', '/pools', {'poolid': 'p%d' % index}),
+                  ('POST', '/access/groups', {'groupid': 'g%d' % index}),
+                  ('POST', '/access/users', {'userid': 'u%d@pve' % index, 'groups': 'g%d' % index}),
+                  ('POST', '/access/roles', {'roleid': 'R%d' % index, 'privs': 'VM.Audit,Sys.Audit'}),
+                  ('PUT', '/access/acl', {'path': '/pool/p%d' % index, 'groups': 'g%d' % index,
+                                          'roles': 'R%d' % index})])
+        objects['pool'].append({'poolid': 'p%d' % index})
+        objects['group'].append({'groupid': 'g%d' % index})
+        objects['user'].append({'userid': 'u%d@pve' % index, 'groups': ['g%d' % index]})
+        objects['role'].append({'roleid': 'R%d' % index, 'privs': ['Sys.Audit', 'VM.Audit']})
+        objects['acl'].append({'path': '/pool/p%d' % index, 'type': 'group', 'ugid': 'g%d' % index,
+                               'roleid': 'R%d' % index})
+    sim.clear_log()
+    run = playbook([declare(objects, fail_on_drift=True)], check=True)
+    assert run.rc == 0, run
+    assert run.result()['summary'] == {'judged': 300, 'matched': 300, 'create': 0, 'update': 0, 'delete': 0,
+                                       'failed': 0}
+    assert sorted(entry['path'] for entry in sim.log) == ['/access/acl', '/access/groups', '/access/roles',
+                                                          '/access/users', '/pools']
