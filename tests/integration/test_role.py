@@ -39,4 +39,18 @@ def test_role_applies_in_order_then_adopts(sim, sim_connection, playbook, where)
     second = playbook([role_task(variables)], defaults=defaults)
     assert second.rc == 0, second
     assert sim.writes() == []
-    assert all(line['result'].get('changed') is False for line in second.results if line['status'] == 'item_ok')
+    declared = [line['result'] for line in second.results if 'summary' in line['result']]
+    assert [result['changed'] for result in declared] == [False]
+    assert second.results[-1]['result']['summary']['matched'] == 6
+
+
+def test_role_gate_fails_a_check_run_on_drift(sim, sim_connection, playbook):
+    variables = demo_vars()
+    assert playbook([role_task(variables)]).rc == 0
+    assert sim.request('PUT', '/pools/lab', {'comment': 'edited in the UI'})[0] == 200
+    sim.clear_log()
+    variables['cluster_fail_on_drift'] = True
+    run = playbook([role_task(variables)], check=True)
+    assert run.rc != 0
+    assert run.failed[0]['result']['msg'] == "1 of 6 objects differ from the declaration: pool 'lab' (update: comment)"
+    assert sim.writes() == []
