@@ -49,7 +49,7 @@ def has_hvac():
     return hvac is not None
 
 
-from ansible.module_utils.basic import env_fallback
+from ansible.module_utils.common.parameters import env_fallback
 
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import (
     ApiError, CredentialError, DeclarationError)

@@ -49,9 +49,6 @@ class ActionModule(ActionBase):
         with self._task_environment():
             validation = ModuleArgumentSpecValidator(task.argument_spec()).validate(dict(self._task.args))
             params = validation.validated_parameters
-            if not validation.errors.errors and _needs_hvac(params) and not credentials.has_hvac():
-                # The controller cannot mint from OpenBao: the module may find hvac where it runs.
-                return self._run_module(tmp, task_vars)
             result.update(self._outcome(task, validation))
         result['invocation'] = dict(module_args=params)
         return remove_values(result, validation._no_log_values | secret_values(task, params))
@@ -68,10 +65,10 @@ class ActionModule(ActionBase):
         return choice
 
     def _runs_on_controller(self, task_vars):
-        choice = self._execution(task_vars)
-        if choice == 'module' or self._task.async_val or not api.HAS_REQUESTS:
-            return False
-        return choice == 'controller' or self._connection.transport == 'local'
+        args = self._task.args
+        return runs_on_controller(self._execution(task_vars), self._connection.transport, bool(self._task.async_val),
+                                  api.HAS_REQUESTS,
+                                  bool(args.get('bao_kv_path') or args.get('bao_creds_mount')) and not credentials.has_hvac())
 
     def _module_name(self):
         """The module this task names, however it was spelled (FQCN, short name with collections:)."""
@@ -114,5 +111,13 @@ class ActionModule(ActionBase):
         return result
 
 
-def _needs_hvac(params):
-    return bool(params.get('bao_kv_path') or params.get('bao_creds_mount'))
+def runs_on_controller(choice, transport, is_async, has_requests, lacks_hvac):
+    """Whether a task runs in the worker: forced, or ``auto`` with a local connection.
+
+    ``async`` needs the module (Ansible's async wrapper runs a module), and a controller without
+    ``requests``, or without ``hvac`` for a task that mints from OpenBao, ships the module, which may
+    find them where it runs.
+    """
+    if choice == 'module' or is_async or not has_requests or lacks_hvac:
+        return False
+    return choice == 'controller' or transport == 'local'

@@ -1,0 +1,23 @@
+"""Which path a task takes (plugins/plugin_utils/controller.py), table-driven."""
+
+import pytest
+
+from ansible_collections.homeflare.proxmox.plugins.plugin_utils.controller import runs_on_controller
+
+CASES = [
+    # choice, transport, async, has requests, lacks hvac → on the controller
+    ('auto', 'local', False, True, False, True),
+    ('auto', 'ssh', False, True, False, False),
+    ('auto', 'local', True, True, False, False),
+    ('auto', 'local', False, False, False, False),
+    ('auto', 'local', False, True, True, False),
+    ('module', 'local', False, True, False, False),
+    ('controller', 'ssh', False, True, False, True),
+    ('controller', 'ssh', True, True, False, False),
+    ('controller', 'local', False, False, False, False),
+]
+
+
+@pytest.mark.parametrize('choice, transport, is_async, has_requests, lacks_hvac, expected', CASES)
+def test_runs_on_controller(choice, transport, is_async, has_requests, lacks_hvac, expected):
+    assert runs_on_controller(choice, transport, is_async, has_requests, lacks_hvac) is expected
