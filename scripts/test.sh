@@ -5,6 +5,7 @@
 # wall time is printed however the run ends:
 #   venv     create/refresh .venv from requirements-dev.txt (skipped when unchanged)
 #   pytest   tests/unit + tests/integration, 2 workers
+#   compat   the `compat`-marked integration tests on ansible-core 2.17 and 2.21 (scripts/compat.sh)
 #   sanity   ansible-test sanity, every test, no ignore entries (scripts/sanity.sh)
 #   lint     ansible-lint --profile production on roles/ and examples/
 #   build    ansible-galaxy collection build into a temporary directory
@@ -18,7 +19,7 @@ cd "$repo" || exit 2
 export VENV=${VENV:-$repo/.venv}
 venv=$VENV
 
-all_steps=(venv pytest sanity lint build)
+all_steps=(venv pytest compat sanity lint build)
 if (($#)); then steps=("venv" "$@"); else steps=("${all_steps[@]}"); fi
 
 declare -A status=() took=()
@@ -89,6 +90,10 @@ step_pytest() {
     return "$rc"
 }
 
+step_compat() {
+    bash "$repo/scripts/compat.sh"
+}
+
 step_sanity() {
     bash "$repo/scripts/sanity.sh"
 }
@@ -116,16 +121,26 @@ step_lint() {
 }
 
 step_build() {
-    local out rc
+    local out src=$repo rc
     # galaxy.yml names README.md; ansible-galaxy builds without it but Galaxy rejects such an artifact.
     [[ -f README.md ]] || echo "WARNING: README.md is missing (galaxy.yml's readme); the artifact cannot be published"
     out=$(mktemp -d)
-    "$venv/bin/ansible-galaxy" collection build --force --output-path "$out" "$repo"
+    # Build from the files git would commit (tracked + untracked-not-ignored), as scripts/sanity.sh
+    # does: ansible-galaxy reads only galaxy.yml's build_ignore, not .gitignore, so git-ignored local
+    # trees (.venv-compat-*, ...) would otherwise end up in the artifact.
+    if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+        src=$out/src
+        mkdir -p "$src"
+        git ls-files -z --cached --others --exclude-standard |
+            while IFS= read -r -d '' f; do [[ -e $f || -L $f ]] && printf '%s\0' "$f"; done |
+            tar --null -T - -cf - | tar -xf - -C "$src"
+    fi
+    "$venv/bin/ansible-galaxy" collection build --force --output-path "$out" "$src"
     rc=$?
     if ((rc == 0)); then
-        ls -l "$out"
-        # What went into the artifact: the build must not ship tests/output, .venv, scripts, ...
-        tar -tzf "$out"/homeflare-proxmox-*.tar.gz | grep -E '^(\.venv|\.ci|scripts|tests/output|\.git)/' && rc=1
+        ls -l "$out"/*.tar.gz
+        # What went into the artifact: the build must not ship tests/output, .venv*, scripts, ...
+        tar -tzf "$out"/homeflare-proxmox-*.tar.gz | grep -E '^(\.venv[^/]*|\.ci|scripts|tests/output|\.git)/' && rc=1
     fi
     rm -rf "$out"
     return "$rc"

@@ -10,3 +10,8 @@ from collection_root import COLLECTIONS  # noqa: E402  pylint: disable=wrong-imp
 
 if COLLECTIONS not in sys.path:
     sys.path.insert(0, COLLECTIONS)
+
+
+def pytest_configure(config):
+    # scripts/compat.sh runs `pytest -m compat tests/integration` on the oldest and newest ansible-core.
+    config.addinivalue_line('markers', 'compat: also run on every supported ansible-core (scripts/compat.sh)')

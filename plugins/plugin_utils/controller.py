@@ -18,7 +18,8 @@ import importlib
 import os
 from contextlib import contextmanager
 
-from ansible.errors import AnsibleActionFail
+from ansible import constants as C
+from ansible.errors import AnsibleActionFail, AnsibleError
 from ansible.module_utils.common.arg_spec import ModuleArgumentSpecValidator
 from ansible.module_utils.common.parameters import remove_values
 from ansible.module_utils.errors import UnsupportedError
@@ -47,10 +48,11 @@ class ActionModule(ActionBase):
         result = super(ActionModule, self).run(tmp, task_vars)
         task = task_of(importlib.import_module('%s.%s' % (MODULES_PACKAGE, self._module_name())))
         with self._task_environment():
-            validation = ModuleArgumentSpecValidator(task.argument_spec()).validate(dict(self._task.args))
+            validation = ModuleArgumentSpecValidator(task.argument_spec()).validate(plain(self._task.args))
             params = validation.validated_parameters
             result.update(self._outcome(task, validation))
-        result['invocation'] = dict(module_args=params)
+        if inject_invocation(task_vars):
+            result['invocation'] = dict(module_args=params)
         return remove_values(result, validation._no_log_values | secret_values(task, params))
 
     # -- choosing the path -------------------------------------------------------------------
@@ -109,6 +111,26 @@ class ActionModule(ActionBase):
         if warnings:
             result['warnings'] = warnings
         return result
+
+
+def plain(value):
+    """Task arguments as a module receives them (JSON types): Ansible's own str subclasses (2.17's
+    AnsibleUnicode, 2.19's tagged strings) would otherwise show up in the argument spec's messages."""
+    if isinstance(value, dict):
+        return dict((plain(key), plain(item)) for key, item in value.items())
+    if isinstance(value, (list, tuple)):
+        return [plain(item) for item in value]
+    if isinstance(value, str):
+        return str(value)
+    return value
+
+
+def inject_invocation(task_vars):
+    """Whether module results carry ``invocation``: always before ansible-core 2.21, then INJECT_INVOCATION."""
+    try:
+        return bool(C.config.get_config_value('INJECT_INVOCATION', variables=task_vars))
+    except AnsibleError:
+        return True
 
 
 def runs_on_controller(choice, transport, is_async, has_requests, lacks_hvac):

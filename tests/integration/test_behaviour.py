@@ -65,6 +65,7 @@ BAD_INPUT = [
 ]
 
 
+@pytest.mark.compat
 @pytest.mark.parametrize('module, args, option', BAD_INPUT)
 def test_bad_input_fails_before_any_request_naming_the_option(sim, playbook, module, args, option):
     sim.clear_log()
@@ -126,6 +127,7 @@ def test_ticket_login_with_csrf_on_writes(sim, playbook):
         ('POST', '/access/ticket', 200), ('GET', '/pools/lab', 500), ('POST', '/pools', 200), ('GET', '/pools/lab', 200)]
 
 
+@pytest.mark.compat
 def test_secrets_never_appear_at_high_verbosity(sim, playbook):
     storage_password = 'StoragePassw0rd-x91'
     run = playbook([

@@ -71,8 +71,8 @@ def test_fail_on_drift_gates_a_check_run(sim, playbook, path):
     assert gate.rc == 0, gate
     assert gate.results[0]['result']['changed'] is False
     assert gate.results[1]['result']['changed'] is True
-    assert sorted((entry['method'], entry['path']) for entry in sim.writes()) == [('POST', '/pools'),
-                                                                                ('PUT', '/pools/lab')]
+    written = sorted((entry['method'], entry['path']) for entry in sim.writes())
+    assert written == [('POST', '/pools'), ('PUT', '/pools/lab')]
 
 
 def test_an_object_that_cannot_be_judged_means_nothing_is_written(sim, playbook):
@@ -104,8 +104,8 @@ def test_a_failed_write_stops_and_lists_what_was_written(sim, playbook):
     assert result['msg'] == ("writing pool 'lab' failed: 500 cfs lock timeout. Written before it: role 'Ops' "
                              "(create: privs). Not attempted: user 'op@pve'.")
     assert result['changed'] is True
-    assert [(entry['method'], entry['path']) for entry in sim.writes()] == [('POST', '/access/roles'),
-                                                                           ('POST', '/pools')]
+    written = [(entry['method'], entry['path']) for entry in sim.writes()]
+    assert written == [('POST', '/access/roles'), ('POST', '/pools')]
 
 
 def test_deletes_run_after_writes_in_reverse_dependency_order(sim, playbook):

@@ -120,7 +120,6 @@ class Matrix:
 
 
 @pytest.mark.compat
-@pytest.mark.compat
 @pytest.mark.parametrize('path', PATHS)
 def test_matrix(sim, playbook, path):
     api(sim, SETUP)
