@@ -94,16 +94,30 @@ step() {
     # (bash runs traps only between foreground commands) and cleanup stops both.
     ansible-playbook "$playbook" "$@" &
     play_pid=$!
-    wait "$play_pid"
+    local rc=0
+    wait "$play_pid" || rc=$?
     play_pid=""
+    return "$rc"
 }
-step "1/6 verify: what would change? (--check --diff writes nothing)" --check --diff
-step "2/6 apply" --diff
-step "3/6 apply again: everything is adopted, changed=0" --diff
+step "1/7 verify: what would change? (--check --diff writes nothing)" --check --diff
+step "2/7 apply" --diff
+step "3/7 apply again: everything is adopted, changed=0" --diff
 echo
-echo "######## 4/6 drift made behind Ansible's back, through the API"
+echo "######## 4/7 drift made behind Ansible's back, through the API"
 "$venv/bin/python" scripts/demo_drift.py
-step "5/6 verify: --check --diff names the drifted fields and writes nothing" --check --diff
-step "6/6 repair: one write per drifted object" --diff
+step "5/7 verify: --check --diff names the drifted fields and writes nothing" --check --diff
+# The CI gate: the same check with cluster_fail_on_drift must exit non-zero, and the drift report
+# callback writes what it judged as JSON.
+gate_rc=0
+ANSIBLE_CALLBACKS_ENABLED=homeflare.proxmox.drift_report HOMEFLARE_DRIFT_REPORT=$work/drift-report.json \
+    step "6/7 gate: --check with cluster_fail_on_drift=true fails on drift (the CI gate)" \
+    --check -e cluster_fail_on_drift=true || gate_rc=$?
+if ((gate_rc == 0)); then
+    echo "demo: the gate passed although the cluster drifted" >&2
+    exit 1
+fi
+echo "demo: the gate failed as it should (exit $gate_rc); $work/drift-report.json summary:"
+"$venv/bin/python" -c 'import json, sys; print(json.load(open(sys.argv[1]))["summary"])' "$work/drift-report.json"
+step "7/7 repair: one write per drifted object" --diff
 echo
 echo "demo: done"
