@@ -1,7 +1,7 @@
 # The two commands the README gives: `make demo` and `make test`.
 # Both create or refresh the virtualenv in .venv themselves (scripts/venv.sh).
 
-.PHONY: demo test venv
+.PHONY: demo test venv bench
 
 demo:
 	bash scripts/demo.sh
@@ -12,3 +12,9 @@ test:
 # Internal helper: create/refresh .venv only.
 venv:
 	bash scripts/venv.sh
+
+# Not a set-up command: wall time and request counts of no-op verify runs (docs/performance.md).
+# Options go through BENCH_ARGS, e.g. make bench BENCH_ARGS='--sizes 50 --reps 5 --json /tmp/bench.json'
+bench:
+	bash scripts/venv.sh
+	.venv/bin/python scripts/bench.py $(BENCH_ARGS)
