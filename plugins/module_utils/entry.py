@@ -4,10 +4,10 @@
 """What both execution paths share, and the module path's entry point (the one place that calls fail_json).
 
 A *task* is what a module file declares: a ``Family`` (one object) or the ``declare`` batch. It
-answers ``argument_spec()``, ``scheme`` and ``run(client, params, check_mode)``. The module path
-(``run_module``) and the controller path (the action plugin ``homeflare.proxmox.controller``) both
-hand validated parameters to ``execute`` and shape failures with ``failure``, so their results
-cannot drift apart.
+answers ``argument_spec()``, ``scheme`` and ``run(client, params, check_mode)`` (``declare`` also
+``secret_values(params)``). The module path (``run_module``) and the controller path (every module's
+action plugin, plugins/plugin_utils/controller.py) both hand validated parameters to ``execute``,
+which also shapes failures, so their results cannot drift apart.
 """
 
 from __future__ import absolute_import, division, print_function
