@@ -31,7 +31,7 @@ except ImportError as exc:  # pragma: no cover - reported by the entry point
     REQUESTS_IMPORT_ERROR = exc
 
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import (
-    ApiError, AuthenticationFailed, MaybeApplied, Unreachable)
+    ApiError, AuthenticationFailed, DeclarationError, MaybeApplied, Unreachable)
 
 WRITE_METHODS = ('POST', 'PUT', 'DELETE')
 
@@ -97,6 +97,12 @@ def encode_form(form, scheme):
     return pairs
 
 
+def check_port(option, port):
+    if not 1 <= port <= 65535:
+        raise DeclarationError('option %s: %s is not a TCP port (1-65535)' % (option, port))
+    return port
+
+
 class Member:
     def __init__(self, host, port):
         self.host = host
@@ -104,15 +110,21 @@ class Member:
 
     @classmethod
     def parse(cls, text, default_port):
-        text = text.strip()
+        """``host``, ``host:port``, ``[v6]`` or ``[v6]:port``; anything else is refused naming api_host."""
+        text = str(text).strip()
+        if not text or '/' in text or any(char.isspace() for char in text):
+            raise DeclarationError('option api_host: %r is not a cluster member; give host or host:port '
+                                   '(no scheme, no path)' % text)
         if text.startswith('['):
-            host, rest = text[1:].split(']', 1)
-            port = rest[1:] if rest.startswith(':') else ''
+            host, _bracket, rest = text[1:].partition(']')
+            port = rest[1:] if rest.startswith(':') else rest
         elif text.count(':') == 1:
             host, port = text.split(':')
         else:
             host, port = text, ''
-        return cls(host, int(port) if port else default_port)
+        if not host or (port and not port.isdigit()):
+            raise DeclarationError('option api_host: %r is not a cluster member; give host or host:port' % text)
+        return cls(host, check_port('api_host', int(port)) if port else default_port)
 
     @property
     def name(self):

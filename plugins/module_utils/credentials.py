@@ -18,6 +18,8 @@ import errno
 import hashlib
 import json
 import os
+import re
+import ssl
 import tempfile
 import time
 
@@ -51,6 +53,7 @@ def has_hvac():
 
 from ansible.module_utils.common.parameters import env_fallback
 
+from ansible_collections.homeflare.proxmox.plugins.module_utils.api import check_port
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import (
     ApiError, CredentialError, DeclarationError)
 
@@ -87,6 +90,43 @@ OPENBAO_ARGUMENT_SPEC = dict(
     bao_timeout=dict(type='int', default=60),
 )
 CONNECTION_ARGUMENT_SPEC.update(OPENBAO_ARGUMENT_SPEC)
+
+# A token id per scheme: PVE's pve-tokenid (a pve-userid, '!', the token name; PVE::AccessControl) and
+# PBS's auth-id of a token (pbs-api-schema.json, auth-id).
+TOKEN_IDS = {
+    'pve': re.compile(r'^[^\s:/]+@[A-Za-z][A-Za-z0-9.\-_]+![A-Za-z][A-Za-z0-9.\-_]+$'),
+    'pbs': re.compile(r'^[^\s:/]+@[A-Za-z0-9_][A-Za-z0-9._\-]*![A-Za-z0-9_][A-Za-z0-9._\-]*$'),
+}
+
+
+def check_ca_file(option, path):
+    """A CA file that does not exist, or holds no PEM certificate, is refused before any request."""
+    if not os.path.isfile(path):
+        raise DeclarationError('option %s: %s does not exist or is not a file' % (option, path))
+    try:
+        ssl.create_default_context(cafile=path)
+    except (ssl.SSLError, OSError, ValueError) as exc:
+        raise DeclarationError('option %s: %s holds no PEM certificate (%s)' % (option, path, exc))
+
+
+def check_timeout(option, value):
+    if value is not None and value <= 0:
+        raise DeclarationError('option %s: %s is not a positive number of seconds' % (option, value))
+
+
+def check_connection(params):
+    """The PVE/PBS connection options that cannot work, refused naming the option before any request.
+
+    Members (api_host) and ports are checked where they are parsed, in api.Member.
+    """
+    if not params.get('api_host'):
+        raise DeclarationError('option api_host: name at least one cluster member')
+    check_timeout('api_timeout', params.get('api_timeout'))
+    if params.get('api_port') is not None:
+        check_port('api_port', params['api_port'])
+    if params.get('validate_certs', True) and params.get('ca_path'):
+        check_ca_file('ca_path', params['ca_path'])
+
 
 # The bao CLI's order; for each pair a present BAO_* (even empty) wins over its VAULT_* twin.
 ADDRESS_VARIABLES = ('BAO_AGENT_ADDR', 'BAO_ADDR', 'VAULT_AGENT_ADDR', 'VAULT_ADDR')
@@ -136,9 +176,9 @@ class TokenSource:
 class StaticToken(TokenSource):
     """One API token for every role."""
 
-    def __init__(self, token_id, secret):
-        if '!' not in token_id:
-            raise DeclarationError("api_token_id must look like 'user@realm!name', got %r" % token_id)
+    def __init__(self, token_id, secret, scheme='pve'):
+        if not TOKEN_IDS[scheme].match(token_id):
+            raise DeclarationError("option api_token_id: %r must look like 'user@realm!name'" % token_id)
         self.token_id = token_id
         self._secret = secret
 
@@ -204,6 +244,9 @@ def openbao_settings(params, environ=None):
         values[option] = params.get(option) if params.get(option) is not None else _first_present(names, environ)[1]
     if params.get('bao_approle_role_id') and not params.get('bao_approle_secret_id'):
         raise DeclarationError('bao_approle_role_id needs bao_approle_secret_id')
+    check_timeout('bao_timeout', params.get('bao_timeout'))
+    if values['bao_ca_path']:
+        check_ca_file('bao_ca_path', values['bao_ca_path'])
     return OpenBaoSettings(address or DEFAULT_ADDRESS, agent, None if agent else values['bao_token'],
                            values['bao_namespace'] or None, values['bao_ca_path'] or None,
                            params.get('bao_approle_role_id'), params.get('bao_approle_secret_id'),
@@ -487,7 +530,7 @@ def credentials_from_params(params, scheme='pve', environ=None):
     if token_id or secret:
         if not (token_id and secret):
             raise DeclarationError('api_token_id and api_token_secret must be given together')
-        return StaticToken(token_id, secret)
+        return StaticToken(token_id, secret, scheme)
     if user or password:
         if not (user and password):
             raise DeclarationError('api_user and api_password must be given together')

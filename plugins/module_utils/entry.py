@@ -15,11 +15,13 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.homeflare.proxmox.plugins.module_utils import api
-from ansible_collections.homeflare.proxmox.plugins.module_utils.credentials import credentials_from_params
+from ansible_collections.homeflare.proxmox.plugins.module_utils.credentials import (
+    check_connection, credentials_from_params)
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import ProxmoxError
 
 
 def client_from_params(params, scheme):
+    check_connection(params)
     return api.Client(scheme, params['api_host'], credentials_from_params(params, scheme), port=params.get('api_port'),
                       validate_certs=params['validate_certs'], ca_path=params.get('ca_path'),
                       timeout=params['api_timeout'])

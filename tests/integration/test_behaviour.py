@@ -62,6 +62,11 @@ BAD_INPUT = [
     ('storage', {'storage': 's1', 'state': 'absent'}, 'confirm_removal'),
     ('acl', {'path': '/', 'type': 'robot', 'ugid': 'x', 'roleid': 'R'}, 'type'),
     ('storage', {'storage': 's1', 'type': 'dir', 'prune_backups': 'keep-last'}, 'prune_backups'),
+    # The connection options are checked before any request too.
+    ('pool', {'poolid': 'lab', 'api_port': 70000}, 'api_port'),
+    ('pool', {'poolid': 'lab', 'api_timeout': 0}, 'api_timeout'),
+    ('pool', {'poolid': 'lab', 'ca_path': '/nonexistent/ca.pem'}, 'ca_path'),
+    ('pool', {'poolid': 'lab', 'api_host': ['https://pve1.invalid:8006/']}, 'api_host'),
 ]
 
 

@@ -120,5 +120,5 @@ def test_pbs_errors_are_plain_text_and_typed(sim):
 
 
 def test_pbs_defaults_to_port_8007():
-    client = api.Client('pbs', ['backup.example.org'], StaticToken('a@pbs!t', 's'))
+    client = api.Client('pbs', ['backup.example.org'], StaticToken('a@pbs!t', 's', 'pbs'))
     assert [member.name for member in client.members] == ['backup.example.org:8007']

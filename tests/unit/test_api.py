@@ -37,7 +37,7 @@ def test_member_parse(text, port, name):
 
 def test_token_headers_differ_by_scheme():
     # PVE separates with '=', PBS with ':' (field-notes §6.20); the wrong one is a 401 for everything.
-    assert api.SCHEMES['pve'].token_header('a@pve!t', 's') == 'PVEAPIToken=a@pve!t=s'
+    assert api.SCHEMES['pve'].token_header('a@pve!tk', 's') == 'PVEAPIToken=a@pve!tk=s'
     assert api.SCHEMES['pbs'].token_header('a@pbs!t', 's') == 'PBSAPIToken=a@pbs!t:s'
 
 
@@ -75,7 +75,7 @@ class FakeSession:
 
 def client(outcomes, hosts=('m1:1', 'm2:2'), scheme='pve'):
     api._LAST_GOOD.clear()
-    return api.Client(scheme, list(hosts), StaticToken('root@pam!t', 'sec'), session=FakeSession(outcomes),
+    return api.Client(scheme, list(hosts), StaticToken('root@pam!tk', 'sec'), session=FakeSession(outcomes),
                       ca_path='/ca.pem')
 
 
@@ -113,7 +113,7 @@ def test_every_request_names_verify_explicitly_and_writes_are_form_encoded():
     method, url, kwargs = fake.session.sent[0]
     assert kwargs['verify'] == '/ca.pem'
     assert kwargs['headers']['Content-Type'] == 'application/x-www-form-urlencoded'
-    assert kwargs['headers']['Authorization'] == 'PVEAPIToken=root@pam!t=sec'
+    assert kwargs['headers']['Authorization'] == 'PVEAPIToken=root@pam!tk=sec'
     assert kwargs['data'] == [('comment', 'c')] and kwargs['params'] is None
     assert fake.session.trust_env is False
 

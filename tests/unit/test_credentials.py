@@ -9,11 +9,11 @@ from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import (
     ApiError, CredentialError, DeclarationError)
 
 CHOICES = [
-    (dict(api_token_id='a@pve!t', api_token_secret='s'), StaticToken, None),
+    (dict(api_token_id='a@pve!tk', api_token_secret='s'), StaticToken, None),
     (dict(api_user='a@pve', api_password='p'), PasswordTicket, None),
-    (dict(api_token_id='a@pve!t'), None, 'together'),
+    (dict(api_token_id='a@pve!tk'), None, 'together'),
     (dict(api_user='a@pve'), None, 'together'),
-    (dict(api_token_id='a@pve!t', api_token_secret='s', api_user='a@pve', api_password='p'), None, 'exclusive'),
+    (dict(api_token_id='a@pve!tk', api_token_secret='s', api_user='a@pve', api_password='p'), None, 'exclusive'),
     (dict(), None, 'no credential'),
     (dict(api_token_id='a@pve', api_token_secret='s'), None, "user@realm!name"),
 ]
@@ -60,3 +60,56 @@ def test_failed_login_is_a_credential_error_without_the_password():
     with pytest.raises(CredentialError, match='a@pve') as caught:
         PasswordTicket('a@pve', 'hunter22').auth_for('read', client)
     assert 'hunter22' not in str(caught.value)
+
+
+CONNECTION_PROBLEMS = [
+    (dict(api_port=70000), 'option api_port: 70000 is not a TCP port (1-65535)'),
+    (dict(api_port=0), 'option api_port: 0 is not a TCP port'),
+    (dict(api_timeout=0), 'option api_timeout: 0 is not a positive number of seconds'),
+    (dict(api_timeout=-5), 'option api_timeout: -5 is not a positive number of seconds'),
+    (dict(api_host=[]), 'option api_host: name at least one cluster member'),
+    (dict(api_host=['https://pve1.example.org:8006']), "option api_host: 'https://pve1.example.org:8006' is not a cluster member"),
+    (dict(api_host=['pve1 pve2']), "option api_host: 'pve1 pve2' is not a cluster member"),
+    (dict(api_host=['pve1:99999']), 'option api_host: 99999 is not a TCP port'),
+    (dict(api_host=['pve1:https']), "option api_host: 'pve1:https' is not a cluster member"),
+    (dict(api_host=['']), "option api_host: '' is not a cluster member"),
+    (dict(ca_path='/nonexistent/ca.pem'), 'option ca_path: /nonexistent/ca.pem does not exist or is not a file'),
+    (dict(api_token_id='root@pam'), "option api_token_id: 'root@pam' must look like 'user@realm!name'"),
+    (dict(api_token_id='root!tk'), "option api_token_id: 'root!tk' must look like 'user@realm!name'"),
+]
+
+
+@pytest.mark.parametrize('override, message', CONNECTION_PROBLEMS)
+def test_connection_options_are_checked_before_any_request(override, message):
+    from ansible_collections.homeflare.proxmox.plugins.module_utils.entry import client_from_params
+    params = dict(api_host=['pve1.example.org', '[fd00::1]:8006'], api_port=None, api_token_id='root@pam!tk',
+                  api_token_secret='s', validate_certs=True, ca_path=None, api_timeout=20)
+    params.update(override)
+    with pytest.raises(DeclarationError) as caught:
+        client_from_params(params, 'pve')
+    assert message in str(caught.value)
+
+
+def test_a_ca_file_without_a_certificate_is_refused_and_ignored_without_verification(tmp_path):
+    from ansible_collections.homeflare.proxmox.plugins.module_utils.entry import client_from_params
+    junk = tmp_path / 'ca.pem'
+    junk.write_text('-----BEGIN NOTHING-----\n')
+    params = dict(api_host=['pve1'], api_port=None, api_token_id='root@pam!tk', api_token_secret='s',
+                  validate_certs=True, ca_path=str(junk), api_timeout=20)
+    with pytest.raises(DeclarationError, match='option ca_path: .* holds no PEM certificate'):
+        client_from_params(params, 'pve')
+    params['validate_certs'] = False
+    client = client_from_params(params, 'pve')
+    assert [member.name for member in client.members] == ['pve1:8006']
+
+
+@pytest.mark.parametrize('scheme, token_id, valid', [
+    ('pve', 'root@pam!ci', True), ('pve', 'root@pam!c', False), ('pve', 'root@pam!1ci', False),
+    ('pbs', 'root@pam!c', True), ('pbs', 'sync@pbs!1ci', True), ('pbs', 'sync@pbs', False),
+])
+def test_token_id_shape_follows_the_scheme(scheme, token_id, valid):
+    if valid:
+        assert StaticToken(token_id, 's', scheme).token_id == token_id
+    else:
+        with pytest.raises(DeclarationError, match='option api_token_id'):
+            StaticToken(token_id, 's', scheme)

@@ -5,6 +5,7 @@ import os
 import stat
 import threading
 
+import certifi
 import pytest
 
 from ansible_collections.homeflare.proxmox.plugins.module_utils import api
@@ -36,8 +37,20 @@ def test_address_and_token_precedence(options, environ, expected):
 
 
 def test_namespace_and_ca_follow_the_same_precedence():
-    settings = openbao_settings({}, {'VAULT_NAMESPACE': 'v', 'BAO_NAMESPACE': 'b', 'VAULT_CACERT': '/v.pem'})
-    assert (settings.namespace, settings.ca_path) == ('b', '/v.pem')
+    bundle = certifi.where()  # a real PEM file: a CA file is checked before it is used
+    settings = openbao_settings({}, {'VAULT_NAMESPACE': 'v', 'BAO_NAMESPACE': 'b', 'VAULT_CACERT': bundle})
+    assert (settings.namespace, settings.ca_path) == ('b', bundle)
+
+
+def test_a_missing_or_non_pem_ca_file_is_refused(tmp_path):
+    with pytest.raises(DeclarationError, match='option bao_ca_path: /nonexistent.pem does not exist'):
+        openbao_settings({}, {'BAO_CACERT': '/nonexistent.pem'})
+    junk = tmp_path / 'junk.pem'
+    junk.write_text('not a certificate')
+    with pytest.raises(DeclarationError, match='option bao_ca_path: .*junk.pem holds no PEM certificate'):
+        openbao_settings({'bao_ca_path': str(junk)}, {})
+    with pytest.raises(DeclarationError, match='option bao_timeout: 0 is not a positive number of seconds'):
+        openbao_settings({'bao_timeout': 0}, {})
 
 
 def test_approle_needs_its_secret_id():
@@ -49,7 +62,7 @@ SOURCES = [
     ({'bao_creds_mount': 'proxmox-c1'}, OpenBaoDynamic, None),
     ({'bao_kv_path': 'proxmox/c1'}, OpenBaoKV, None),
     ({'bao_kv_path': 'p', 'bao_creds_mount': 'm'}, None, 'bao_kv_path and bao_creds_mount are mutually exclusive'),
-    ({'bao_creds_mount': 'm', 'api_token_id': 'a@pve!t', 'api_token_secret': 's'}, None, 'mutually exclusive'),
+    ({'bao_creds_mount': 'm', 'api_token_id': 'a@pve!tk', 'api_token_secret': 's'}, None, 'mutually exclusive'),
 ]
 
 
