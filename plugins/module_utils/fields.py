@@ -12,6 +12,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import difflib
 import re
 
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError
@@ -189,7 +190,7 @@ class TokenSet(Field):
         tokens = self.canonical(value)
         for token in tokens:
             if self.choices and token not in self.choices:
-                self.refuse(token, 'is not one of %s' % ', '.join(self.choices))
+                self.refuse(token, unknown_choice(token, self.choices))
             if self.pattern is not None and not self.pattern.match(token):
                 self.refuse(token, 'does not match %s' % self.pattern.pattern)
         return tokens
@@ -241,6 +242,19 @@ class PropertyString(Field):
                 item = '0'
             canonical.append('%s=%s' % (key, item))
         return ','.join(sorted(canonical))
+
+
+# Up to this many choices a refusal lists them all; past it, the nearest names.
+LISTED_CHOICES = 12
+
+
+def unknown_choice(value, choices):
+    """Why ``value`` is refused: the choices, or for a long list the known names nearest to it."""
+    if len(choices) <= LISTED_CHOICES:
+        return 'is not one of %s' % ', '.join(choices)
+    nearest = difflib.get_close_matches(value, choices, n=3, cutoff=0.6)
+    return 'is not one of the %d known values%s' % (
+        len(choices), '; nearest: %s' % ', '.join(nearest) if nearest else '')
 
 
 def acl_path(value):

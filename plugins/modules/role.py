@@ -31,6 +31,8 @@ options:
     description:
       - The complete set of privileges, for example V(VM.Audit) and V(Sys.Audit). Required with O(state=present);
         at least one privilege (an empty role cannot be told apart from a missing one).
+      - Each must be a privilege PVE 8 or 9 knows; an unknown one (a typo such as C(VM.Adit)) is refused before any
+        request, with the nearest known names.
     type: list
     elements: str
 seealso:

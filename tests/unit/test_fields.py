@@ -85,3 +85,18 @@ def test_encoding(field, value, wire):
 def test_option_name_from_wire_name():
     assert PropertyString('prune-backups').option == 'prune_backups'
     assert Text('encryption-key', secret=True).argument_spec() == {'type': 'str', 'no_log': True}
+
+
+def test_an_unknown_privilege_is_refused_with_the_nearest_names():
+    from ansible_collections.homeflare.proxmox.plugins.module_utils.families.role import FAMILY
+    privs = [field for field in FAMILY.fields if field.option == 'privs'][0]
+    assert privs.declared(['VM.Audit', 'Sys.Audit']) == ['Sys.Audit', 'VM.Audit']
+    with pytest.raises(DeclarationError) as caught:
+        privs.declared(['VM.Audit', 'VM.Adit'])
+    assert str(caught.value) == ("option privs: 'VM.Adit' is not one of the 48 known values; "
+                                 "nearest: VM.Audit, Sys.Audit, SDN.Audit")
+    with pytest.raises(DeclarationError, match=r"'everything' is not one of the 48 known values$"):
+        privs.declared(['everything'])
+    # A short list is given whole.
+    with pytest.raises(DeclarationError, match=r"is not one of images, rootdir"):
+        TokenSet('content', choices=['images', 'rootdir']).declared(['movies'])
