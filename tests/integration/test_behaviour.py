@@ -62,6 +62,10 @@ BAD_INPUT = [
     ('storage', {'storage': 's1', 'state': 'absent'}, 'confirm_removal'),
     ('acl', {'path': '/', 'type': 'robot', 'ugid': 'x', 'roleid': 'R'}, 'type'),
     ('storage', {'storage': 's1', 'type': 'dir', 'prune_backups': 'keep-last'}, 'prune_backups'),
+    ('acl', {'path': '/', 'type': 'user', 'ugid': 'alice', 'roleid': 'PVEAuditor'}, 'ugid'),
+    ('acl', {'path': '/', 'type': 'token', 'ugid': 'ci@pve', 'roleid': 'PVEAuditor'}, 'ugid'),
+    ('user', {'userid': 'alice@pve', 'groups': ['night shift']}, 'groups'),
+    ('role', {'roleid': 'Mon', 'privs': ['VM.Adit']}, 'privs'),
     # The connection options are checked before any request too.
     ('pool', {'poolid': 'lab', 'api_port': 70000}, 'api_port'),
     ('pool', {'poolid': 'lab', 'api_timeout': 0}, 'api_timeout'),

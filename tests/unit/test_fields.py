@@ -100,3 +100,25 @@ def test_an_unknown_privilege_is_refused_with_the_nearest_names():
     # A short list is given whole.
     with pytest.raises(DeclarationError, match=r"is not one of images, rootdir"):
         TokenSet('content', choices=['images', 'rootdir']).declared(['movies'])
+
+
+@pytest.mark.parametrize('subject, ugid, valid', [
+    ('user', 'alice@pve', True), ('user', 'alice', False), ('user', 'alice@pve!tok', False),
+    ('group', 'ops', True), ('group', 'ops team', False),
+    ('token', 'ci@pve!ro', True), ('token', 'ci@pve', False), ('token', 'ci!ro', False),
+])
+def test_an_acl_subject_must_have_its_type_s_shape(subject, ugid, valid):
+    from ansible_collections.homeflare.proxmox.plugins.module_utils.families.acl import FAMILY
+    params = dict(path='/', type=subject, ugid=ugid, roleid='PVEAuditor', propagate=True, state='present')
+    if valid:
+        assert FAMILY.declaration(params).ident['ugid'] == ugid
+    else:
+        with pytest.raises(DeclarationError, match="option ugid: %r is not .*as type=%s needs" % (ugid, subject)):
+            FAMILY.declaration(params)
+
+
+def test_a_user_s_group_must_be_a_group_id():
+    from ansible_collections.homeflare.proxmox.plugins.module_utils.families.user import FAMILY
+    params = dict(userid='alice@pve', groups=['ops', 'night shift'], state='present')
+    with pytest.raises(DeclarationError, match="option groups: 'night shift' does not match"):
+        FAMILY.declaration(params)

@@ -7,7 +7,12 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import Unreadable
+import re
+
+from ansible_collections.homeflare.proxmox.plugins.module_utils.credentials import TOKEN_IDS
+from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError, Unreadable
+from ansible_collections.homeflare.proxmox.plugins.module_utils.families.group import GROUPID_PATTERN
+from ansible_collections.homeflare.proxmox.plugins.module_utils.families.user import USERID_PATTERN
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Flag, Text, acl_path
 from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import ABSENT, Family, Listing
 
@@ -48,6 +53,20 @@ class AclStore:
         return client.put('/access/acl', dict(self.subject(ident), delete='1'), role=family.write_role)
 
 
+# What each subject type's ugid must look like (PVE's pve-userid, pve-groupid and pve-tokenid formats).
+SUBJECTS = {
+    'user': (re.compile(USERID_PATTERN), 'a user id, name@realm'),
+    'group': (re.compile(GROUPID_PATTERN), 'a group id'),
+    'token': (TOKEN_IDS['pve'], 'an API token id, user@realm!name'),
+}
+
+
+def check_subject(ident, declared, state):
+    rule, what = SUBJECTS[ident['type']]
+    if not rule.match(ident['ugid']):
+        raise DeclarationError('option ugid: %r is not %s, as type=%s needs' % (ident['ugid'], what, ident['type']))
+
+
 FAMILY = Family(
     name='acl grant',
     identity=[
@@ -60,4 +79,5 @@ FAMILY = Family(
     read_role='provision',
     store=AclStore(),
     listing=Listing('/access/acl'),
+    check_declaration=check_subject,
 )

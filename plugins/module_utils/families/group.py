@@ -10,9 +10,12 @@ __metaclass__ = type
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Text
 from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Absence, Family, Listing
 
+# PVE's pve-groupid format.
+GROUPID_PATTERN = r'^[A-Za-z0-9.\-_]+$'
+
 FAMILY = Family(
     name='group',
-    identity=[Text('groupid', required=True, pattern=r'^[A-Za-z0-9.\-_]+$')],
+    identity=[Text('groupid', required=True, pattern=GROUPID_PATTERN)],
     fields=[Text('comment', default='')],
     collection='/access/groups',
     item='/access/groups/{groupid}',

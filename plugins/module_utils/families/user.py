@@ -7,6 +7,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+from ansible_collections.homeflare.proxmox.plugins.module_utils.families.group import GROUPID_PATTERN
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Flag, Integer, Text, TokenSet
 from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Absence, Family, Listing
 
@@ -17,9 +18,12 @@ def token_names(raw):
     return {'tokens': sorted(name for name in names if name)}
 
 
+# PVE's pve-userid format (name@realm).
+USERID_PATTERN = r'^[^\s:/@]+@[A-Za-z][A-Za-z0-9.\-_]+$'
+
 FAMILY = Family(
     name='user',
-    identity=[Text('userid', required=True, pattern=r'^[^\s:/@]+@[A-Za-z][A-Za-z0-9.\-_]+$')],
+    identity=[Text('userid', required=True, pattern=USERID_PATTERN)],
     fields=[
         Text('comment', default=''),
         Text('email', default=''),
@@ -28,7 +32,7 @@ FAMILY = Family(
         Text('firstname', default=''),
         Text('lastname', default=''),
         # An empty groups= clears every membership.
-        TokenSet('groups', default=[]),
+        TokenSet('groups', default=[], pattern=GROUPID_PATTERN),
     ],
     collection='/access/users',
     item='/access/users/{userid}',
