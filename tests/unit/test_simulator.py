@@ -311,6 +311,16 @@ def test_storage_set_delete_conflict_digest_and_secrets(sim):
     assert sim.request("GET", "/storage/nfs1")[1]["data"]["content"] == "none"
 
 
+def test_a_required_secret_in_the_request_counts_as_given(sim):
+    # esxi requires a password, which PVE stores apart from storage.cfg and never returns.
+    form = {"storage": "esx1", "type": "esxi", "server": "esx.example.org", "username": "root"}
+    assert sim.request("POST", "/storage", form) == (
+        500, {"data": None, "message": "missing value for required option 'password'\n"})
+    assert sim.request("POST", "/storage", dict(form, password="Esx1-Passw0rd"))[0] == 200
+    item = sim.request("GET", "/storage/esx1")[1]["data"]
+    assert item["type"] == "esxi" and item["content"] == "import" and "password" not in item
+
+
 def test_builtin_storages_and_roles(sim):
     local = sim.request("GET", "/storage/local")[1]["data"]
     assert (local["type"], local["path"], local["content"]) == ("dir", "/var/lib/vz", "backup,iso,vztmpl")

@@ -45,8 +45,12 @@ def _decode(typ, info, key, value, schema_props):
     return value
 
 
-def _check_config(ctx, typ, sid, params, create):
-    """SectionConfig::check_config: per-type options, fixed/required checks."""
+def _check_config(ctx, typ, sid, params, create, sensitive=()):
+    """SectionConfig::check_config: per-type options, fixed/required checks.
+
+    ``sensitive`` names the secrets already taken out of ``params`` (they are stored apart from
+    storage.cfg): PVE checks the whole request, so a required secret that was sent counts as given.
+    """
     info = ctx.state.storage_type_info(typ)
     options = info["options"] if info else None
     schema_props = ctx.schema_props
@@ -66,7 +70,7 @@ def _check_config(ctx, typ, sid, params, create):
         if info and info.get("default_path") and "path" not in settings:
             settings["path"] = f"/mnt/pve/{sid}"
         for key, opt in (options or {}).items():
-            if not opt.get("optional") and key not in settings:
+            if not opt.get("optional") and key not in settings and key not in sensitive:
                 raise die(f"missing value for required option '{key}'")
     return settings
 
@@ -106,7 +110,7 @@ def create(ctx, p):
     if not params.get("nodes"):
         params.pop("nodes", None)
     sensitive = _split_sensitive(params)
-    settings = _check_config(ctx, typ, sid, params, create=True)
+    settings = _check_config(ctx, typ, sid, params, create=True, sensitive=sensitive)
     info = state.storage_type_info(typ)
     if info and "content" not in settings:
         settings["content"] = set(info["default_content"])
