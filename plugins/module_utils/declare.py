@@ -99,7 +99,8 @@ class Declare:
         self.families = families
         self.modules = dict(families)
         self._validators = {}
-        self._validated = (None, None)
+        # (the objects last validated, their outcome); a fresh object() matches no declaration, not even None.
+        self._validated = (object(), None)
 
     def argument_spec(self):
         spec = dict(CONNECTION_ARGUMENT_SPEC)

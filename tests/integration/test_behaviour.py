@@ -51,39 +51,6 @@ def test_no_privilege_on_a_pool_read_is_not_absent(sim, playbook):
     assert sim.writes() == []
 
 
-BAD_INPUT = [
-    ('pool', {'poolid': 'bad pool!'}, 'poolid'),
-    ('user', {'userid': 'alice@pve', 'expire': 'soon'}, 'expire'),
-    ('user', {'userid': 'alice'}, 'userid'),
-    ('role', {'roleid': 'Mon', 'privs': ['VM.Audit', 'everything']}, 'privs'),
-    ('role', {'roleid': 'Mon'}, 'privs'),
-    ('storage', {'storage': 's1', 'path': '/srv'}, 'type'),
-    ('storage', {'storage': 's1', 'type': 'dir', 'content': ['movies']}, 'content'),
-    ('storage', {'storage': 's1', 'state': 'absent'}, 'confirm_removal'),
-    ('acl', {'path': '/', 'type': 'robot', 'ugid': 'x', 'roleid': 'R'}, 'type'),
-    ('storage', {'storage': 's1', 'type': 'dir', 'prune_backups': 'keep-last'}, 'prune_backups'),
-    ('acl', {'path': '/', 'type': 'user', 'ugid': 'alice', 'roleid': 'PVEAuditor'}, 'ugid'),
-    ('acl', {'path': '/', 'type': 'token', 'ugid': 'ci@pve', 'roleid': 'PVEAuditor'}, 'ugid'),
-    ('user', {'userid': 'alice@pve', 'groups': ['night shift']}, 'groups'),
-    ('role', {'roleid': 'Mon', 'privs': ['VM.Adit']}, 'privs'),
-    # The connection options are checked before any request too.
-    ('pool', {'poolid': 'lab', 'api_port': 70000}, 'api_port'),
-    ('pool', {'poolid': 'lab', 'api_timeout': 0}, 'api_timeout'),
-    ('pool', {'poolid': 'lab', 'ca_path': '/nonexistent/ca.pem'}, 'ca_path'),
-    ('pool', {'poolid': 'lab', 'api_host': ['https://pve1.invalid:8006/']}, 'api_host'),
-]
-
-
-@pytest.mark.compat
-@pytest.mark.parametrize('module, args, option', BAD_INPUT)
-def test_bad_input_fails_before_any_request_naming_the_option(sim, playbook, module, args, option):
-    sim.clear_log()
-    run = playbook([{'homeflare.proxmox.%s' % module: args}])
-    assert run.rc != 0
-    assert option in run.failed[0]['result']['msg']
-    assert sim.log == []
-
-
 def test_first_member_refusing_fails_over_to_the_second(sim, playbook):
     sim.refuse(0)
     sim.clear_log()

@@ -1,0 +1,144 @@
+"""The bad-input corpus: every case in one playbook per execution path, refused before any request.
+
+Each case is (module, options, the option the message must name). Every task runs with
+``ignore_errors`` so one play judges them all; the simulator's log proves that not one request left.
+Each family adds its own cases here.
+"""
+
+import pytest
+
+from conftest import EXECUTION_PATHS
+
+GRANT = {'path': '/', 'type': 'group', 'ugid': 'ops', 'roleid': 'PVEAuditor'}
+DIR = {'storage': 's1', 'type': 'dir', 'path': '/srv/s1'}
+
+
+def grant(**changes):
+    return dict(GRANT, **changes)
+
+
+def directory(**changes):
+    return dict(DIR, **changes)
+
+
+CORPUS = [
+    # pool
+    ('pool', {'poolid': 'bad pool!'}, 'poolid'),
+    ('pool', {'poolid': 'lab$'}, 'poolid'),
+    ('pool', {'poolid': ''}, 'poolid'),
+    ('pool', {}, 'poolid'),
+    ('pool', {'poolid': 'lab', 'bogus': 1}, 'bogus'),
+    ('pool', {'poolid': 'lab', 'state': 'gone'}, 'state'),
+    ('pool', {'poolid': 'lab', 'confirm_removal': True}, 'confirm_removal'),
+    # role
+    ('role', {'roleid': 'Mon', 'privs': ['VM.Audit', 'everything']}, 'privs'),
+    ('role', {'roleid': 'Mon', 'privs': ['VM.Adit']}, 'privs'),
+    ('role', {'roleid': 'Mon', 'privs': ['vm.audit']}, 'privs'),
+    ('role', {'roleid': 'Mon'}, 'privs'),
+    ('role', {'roleid': 'Mon', 'privs': []}, 'privs'),
+    ('role', {'roleid': 'Mon itor', 'privs': ['VM.Audit']}, 'roleid'),
+    ('role', {'roleid': 'Mon/x', 'privs': ['VM.Audit']}, 'roleid'),
+    ('role', {'privs': ['VM.Audit']}, 'roleid'),
+    ('role', {'roleid': 'Mon', 'privs': ['VM.Audit'], 'comment': 'x'}, 'comment'),
+    # group
+    ('group', {'groupid': 'night shift'}, 'groupid'),
+    ('group', {'groupid': 'ops/'}, 'groupid'),
+    ('group', {'groupid': ''}, 'groupid'),
+    ('group', {'groupid': 'ops', 'members': ['a@pve']}, 'members'),
+    ('group', {'groupid': 'ops', 'state': 'deleted'}, 'state'),
+    # user
+    ('user', {'userid': 'alice'}, 'userid'),
+    ('user', {'userid': 'alice@'}, 'userid'),
+    ('user', {'userid': 'alice@1realm'}, 'userid'),
+    ('user', {'userid': 'al ice@pve'}, 'userid'),
+    ('user', {'userid': 'alice@pve!tok'}, 'userid'),
+    ('user', {'userid': 'alice@pve', 'expire': 'soon'}, 'expire'),
+    ('user', {'userid': 'alice@pve', 'expire': -1}, 'expire'),
+    ('user', {'userid': 'alice@pve', 'enable': 'maybe'}, 'enable'),
+    ('user', {'userid': 'alice@pve', 'groups': ['night shift']}, 'groups'),
+    ('user', {'userid': 'alice@pve', 'groups': ['ops', 'a/b']}, 'groups'),
+    ('user', {'userid': 'alice@pve', 'password': 'x'}, 'password'),
+    ('user', {'userid': 'alice@pve', 'state': 'disabled'}, 'state'),
+    # acl
+    ('acl', grant(type='robot'), 'type'),
+    ('acl', grant(type='user', ugid='alice'), 'ugid'),
+    ('acl', grant(type='user', ugid='alice@pve!tok'), 'ugid'),
+    ('acl', grant(type='token', ugid='ci@pve'), 'ugid'),
+    ('acl', grant(type='token', ugid='ci!ro'), 'ugid'),
+    ('acl', grant(type='group', ugid='night shift'), 'ugid'),
+    ('acl', grant(propagate='sometimes'), 'propagate'),
+    ('acl', {'path': '/', 'type': 'group', 'ugid': 'ops'}, 'roleid'),
+    ('acl', {'type': 'group', 'ugid': 'ops', 'roleid': 'PVEAuditor'}, 'path'),
+    ('acl', grant(ugid=''), 'ugid'),
+    ('acl', grant(roles=['PVEAuditor']), 'roles'),
+    # storage
+    ('storage', {'storage': 's1', 'path': '/srv'}, 'type'),
+    ('storage', directory(type='floppy'), 'type'),
+    ('storage', directory(storage='1abc'), 'storage'),
+    ('storage', directory(storage='s 1'), 'storage'),
+    ('storage', directory(storage='s1-'), 'storage'),
+    ('storage', directory(content=['movies']), 'content'),
+    ('storage', directory(content=['iso', 'music']), 'content'),
+    ('storage', directory(preallocation='lots'), 'preallocation'),
+    ('storage', directory(prune_backups='keep-last'), 'prune_backups'),
+    ('storage', directory(max_protected_backups='many'), 'max_protected_backups'),
+    ('storage', directory(max_protected_backups=-2), 'max_protected_backups'),
+    ('storage', directory(disable='perhaps'), 'disable'),
+    ('storage', directory(shared='often'), 'shared'),
+    ('storage', {'storage': 's1', 'state': 'absent'}, 'confirm_removal'),
+    ('storage', directory(comment='x'), 'comment'),
+    ('storage', directory(task_timeout=5), 'task_timeout'),
+    # the connection, on any module
+    ('pool', {'poolid': 'lab', 'api_port': 70000}, 'api_port'),
+    ('pool', {'poolid': 'lab', 'api_port': 0}, 'api_port'),
+    ('pool', {'poolid': 'lab', 'api_port': 'https'}, 'api_port'),
+    ('pool', {'poolid': 'lab', 'api_timeout': 0}, 'api_timeout'),
+    ('pool', {'poolid': 'lab', 'api_timeout': -1}, 'api_timeout'),
+    ('pool', {'poolid': 'lab', 'api_timeout': 'never'}, 'api_timeout'),
+    ('pool', {'poolid': 'lab', 'api_host': ['https://pve1.invalid:8006/']}, 'api_host'),
+    ('pool', {'poolid': 'lab', 'api_host': ['pve1 pve2']}, 'api_host'),
+    ('pool', {'poolid': 'lab', 'api_host': ['pve1:99999']}, 'api_host'),
+    ('pool', {'poolid': 'lab', 'api_host': ['pve1:web']}, 'api_host'),
+    ('pool', {'poolid': 'lab', 'api_host': []}, 'api_host'),
+    ('pool', {'poolid': 'lab', 'ca_path': '/nonexistent/ca.pem'}, 'ca_path'),
+    ('pool', {'poolid': 'lab', 'validate_certs': 'sometimes'}, 'validate_certs'),
+    ('pool', {'poolid': 'lab', 'api_token_id': 'root@pam'}, 'api_token_id'),
+    ('pool', {'poolid': 'lab', 'api_token_id': 'root!ci'}, 'api_token_id'),
+    ('pool', {'poolid': 'lab', 'api_token_id': 'root@pam!c'}, 'api_token_id'),
+    ('pool', {'poolid': 'lab', 'api_token_secret': None}, 'api_token_secret'),
+    ('pool', {'poolid': 'lab', 'api_user': 'root@pam'}, 'api_user'),
+    ('pool', {'poolid': 'lab', 'bao_creds_mount': 'proxmox'}, 'bao_creds_mount'),
+    ('pool', {'poolid': 'lab', 'api_token_id': None, 'api_token_secret': None, 'bao_creds_mount': 'proxmox',
+              'bao_timeout': 0}, 'bao_timeout'),
+    ('pool', {'poolid': 'lab', 'api_token_id': None, 'api_token_secret': None, 'bao_creds_mount': 'proxmox',
+              'bao_ca_path': '/nonexistent/bao.pem'}, 'bao_ca_path'),
+    ('pool', {'poolid': 'lab', 'api_token_id': None, 'api_token_secret': None, 'bao_kv_path': 'pve',
+              'bao_approle_role_id': 'r'}, 'bao_approle_secret_id'),
+    ('pool', {'poolid': 'lab', 'bao_lease_cache': 'perhaps'}, 'bao_lease_cache'),
+    # declare: every bad object is named, nothing is read
+    ('declare', {'objects': {'pool': [{'poolid': 'ok'}, {'poolid': 'x y'}]}}, 'objects.pool[1]'),
+    ('declare', {'objects': {'pools': [{'poolid': 'x'}]}}, 'objects: pools'),
+    ('declare', {'objects': {'pool': [{'poolid': 'a'}, {'poolid': 'a'}]}}, 'objects.pool[1]'),
+    ('declare', {'objects': {'user': [{'userid': 'u@pve', 'expire': 'soon'}]}}, 'objects.user[0]'),
+    ('declare', {'objects': {'acl': 'not a list'}}, 'objects.acl'),
+    ('declare', {'objects': {'pool': [{'poolid': 'a'}]}, 'fail_on_drift': 'perhaps'}, 'fail_on_drift'),
+    ('declare', {}, 'objects'),
+]
+
+
+@pytest.mark.compat
+@pytest.mark.parametrize('path', sorted(EXECUTION_PATHS))
+def test_every_bad_input_is_refused_before_any_request(sim, playbook, path):
+    assert len(CORPUS) >= 80
+    tasks = [{'name': 'case %d' % index, 'homeflare.proxmox.%s' % module: args, 'ignore_errors': True}
+             for index, (module, args, _option) in enumerate(CORPUS)]
+    sim.clear_log()
+    run = playbook(tasks, env=EXECUTION_PATHS[path])
+    assert len(run.results) == len(CORPUS), run
+    wrong = []
+    for (module, args, option), line in zip(CORPUS, run.results):
+        message = line['result'].get('msg', '')
+        if line['status'] != 'failed' or option not in message:
+            wrong.append((module, args, option, line['status'], message))
+    assert wrong == []
+    assert sim.log == []
