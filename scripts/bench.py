@@ -131,15 +131,6 @@ def seed(sim, objects):
 
 
 # -- the playbooks -------------------------------------------------------------------------------
-def connection(sim):
-    return {
-        'api_host': sim.members,
-        'api_token_id': sim.token_id,
-        'api_token_secret': sim.token_secret,
-        'ca_path': sim.ca_path,
-    }
-
-
 def play(sim, tasks):
     return [{
         'name': 'bench',
@@ -147,7 +138,7 @@ def play(sim, tasks):
         'connection': 'local',
         'gather_facts': False,
         'no_log': False,
-        'module_defaults': {'group/homeflare.proxmox.proxmox': connection(sim)},
+        'module_defaults': {'group/homeflare.proxmox.proxmox': sim.module_options()},
         'tasks': tasks,
     }]
 

@@ -42,13 +42,7 @@ class Run:
 
 
 def connection(sim):
-    return {
-        'api_host': sim.members,
-        'api_token_id': sim.token_id,
-        'api_token_secret': sim.token_secret,
-        'ca_path': sim.ca_path,
-        'api_timeout': 5,
-    }
+    return dict(sim.module_options(), api_timeout=5)
 
 
 @pytest.fixture

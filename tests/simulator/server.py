@@ -345,6 +345,11 @@ class Simulator:
     def url(self, member=0):
         return f"https://{self._members[member].address}"
 
+    def module_options(self):
+        """The collection's connection options for this simulator (module_defaults of its group)."""
+        return {"api_host": self.members, "api_token_id": self.token_id,
+                "api_token_secret": self.token_secret, "ca_path": self.ca_path}
+
     @property
     def bao_addr(self):
         return f"https://{self._bao_member.address}" if self._bao_member else None
