@@ -20,6 +20,7 @@ import json
 import os
 import re
 import ssl
+import stat
 import tempfile
 import time
 
@@ -394,7 +395,16 @@ class LeaseCache:
         return os.path.join(self.directory, 'lease-%s.json' % digest)
 
     def _load(self, path):
+        """The lease in ``path``, or None when there is none to trust.
+
+        A file that is not a regular file of this user readable by it alone (a link, another
+        owner, group or world bits) may have been planted or read by someone else: it is never
+        trusted, and the next mint replaces it.
+        """
         try:
+            info = os.lstat(path)
+            if not stat.S_ISREG(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o077:
+                return None
             with open(path) as handle:
                 values = json.load(handle)
             return Lease(values['token_id'], values['secret'], values['expires_at'], values.get('lease_id'))

@@ -259,3 +259,52 @@ def test_lease_knows_its_margin():
     assert Lease('t', 's', 1061.0).usable(1000.0) is True
     assert Lease('t', 's', 1060.0).usable(1000.0) is False
     assert Lease('t', 's', None).usable(1000.0) is False
+
+
+def lease_files(tmp_path):
+    directory = tmp_path / 'cache'
+    return [directory / name for name in os.listdir(str(directory)) if name.startswith('lease-')
+            and name.endswith('.json')]
+
+
+def planted(tmp_path, how):
+    """Mint once, then spoil the cached lease file ``how``; a second task must mint again and replace it."""
+    bao = FakeBao()
+    first = dynamic(tmp_path, bao).credential('read')
+    (path,) = lease_files(tmp_path)
+    if how == 'corrupt':
+        path.write_text('{not json')
+    elif how == 'too open':
+        path.chmod(0o644)
+    elif how == 'foreign':
+        os.chown(str(path), 65534, 65534)
+    elif how == 'link':
+        target = tmp_path / 'elsewhere.json'
+        target.write_text(path.read_text())
+        target.chmod(0o600)
+        path.unlink()
+        path.symlink_to(target)
+    second = dynamic(tmp_path, bao).credential('read')
+    return bao, first, second, path
+
+
+@pytest.mark.parametrize('how', ['corrupt', 'too open', 'foreign', 'link'])
+def test_a_spoiled_lease_file_is_never_trusted_and_is_replaced(tmp_path, how):
+    if how == 'foreign' and os.getuid() != 0:
+        pytest.skip('changing a file to another owner needs root')
+    bao, first, second, path = planted(tmp_path, how)
+    assert len(bao.mints) == 2 and second != first
+    info = os.lstat(str(path))
+    assert stat.S_ISREG(info.st_mode) and info.st_uid == os.getuid() and stat.S_IMODE(info.st_mode) == 0o600
+    # the replacement is trusted again: a third task mints nothing
+    assert dynamic(tmp_path, bao).credential('read') == second and len(bao.mints) == 2
+
+
+def test_a_cache_directory_of_another_user_is_refused(tmp_path):
+    if os.getuid() != 0:
+        pytest.skip('changing a directory to another owner needs root')
+    directory = tmp_path / 'cache'
+    directory.mkdir(mode=0o700)
+    os.chown(str(directory), 65534, 65534)
+    with pytest.raises(CredentialError, match='is not a private directory of this user'):
+        dynamic(tmp_path).credential('read')
