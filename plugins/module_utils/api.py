@@ -205,6 +205,8 @@ class Client:
         if not validate_certs:
             urllib3.disable_warnings(urllib3.exceptions.InsecureRequestWarning)
         self._key = tuple(member.name for member in self.members)
+        # The member that answered last (success or API error): the result says which one served.
+        self.served_by = None
 
     # -- public verbs -------------------------------------------------------------------
     def get(self, path, params=None, role='read'):
@@ -260,6 +262,7 @@ class Client:
                 failures.append((member.name, why))
                 continue
             _LAST_GOOD[self._key] = member.name
+            self.served_by = member.name
             return self.parse(response, method, path, member.name)
         raise Unreachable(failures)
 

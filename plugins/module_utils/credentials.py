@@ -57,6 +57,7 @@ from ansible.module_utils.common.parameters import env_fallback
 from ansible_collections.homeflare.proxmox.plugins.module_utils.api import check_port
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import (
     ApiError, CredentialError, DeclarationError)
+from ansible_collections.homeflare.proxmox.plugins.module_utils.formats import TOKENID
 
 # One place for the options of the connection doc fragment (plugins/doc_fragments/connection.py).
 CONNECTION_ARGUMENT_SPEC = dict(
@@ -95,7 +96,7 @@ CONNECTION_ARGUMENT_SPEC.update(OPENBAO_ARGUMENT_SPEC)
 # A token id per scheme: PVE's pve-tokenid (a pve-userid, '!', the token name; PVE::AccessControl) and
 # PBS's auth-id of a token (pbs-api-schema.json, auth-id).
 TOKEN_IDS = {
-    'pve': re.compile(r'^[^\s:/]+@[A-Za-z][A-Za-z0-9.\-_]+![A-Za-z][A-Za-z0-9.\-_]+$'),
+    'pve': re.compile('^%s$' % TOKENID.pattern),
     'pbs': re.compile(r'^[^\s:/]+@[A-Za-z0-9_][A-Za-z0-9._\-]*![A-Za-z0-9_][A-Za-z0-9._\-]*$'),
 }
 

@@ -41,6 +41,7 @@ def execute(task, params, check_mode, diff_mode):
     Building the client sends nothing (credentials are fetched on first use), so the task's own
     validation still fails bad input before any request.
     """
+    client = None
     try:
         client = client_from_params(params, task.scheme)
         result = task.run(client, params, check_mode)
@@ -48,6 +49,8 @@ def execute(task, params, check_mode, diff_mode):
         # A batch that failed part-way still says what it judged and wrote.
         result = dict(getattr(exc, 'result', None) or {})
         result.update(failed=True, msg=str(exc), error=type(exc).__name__)
+    if client is not None and client.served_by:
+        result['served_by'] = client.served_by
     warnings = result.pop('warnings', None) or []
     if not diff_mode:
         result.pop('diff', None)

@@ -119,6 +119,10 @@ class Refused(ProxmoxError):
     """The plan asks for something this collection will not do (a sentence says why)."""
 
 
+class Conflict(ProxmoxError):
+    """Another writer changed the object between read and write, again after one re-read: nothing was overwritten."""
+
+
 class NotConverged(ProxmoxError):
     """The write was answered with success but the read-back still differs."""
 

@@ -16,6 +16,7 @@ import difflib
 import re
 
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError
+from ansible_collections.homeflare.proxmox.plugins.module_utils.formats import FORMATS, why_not
 
 # Undeclared fields are neither sent nor compared unless the field has a default.
 UNMANAGED = object()
@@ -35,6 +36,12 @@ class Field:
     ``secret``     sent on create only; never read, compared, returned or shown.
     ``clear``      how a value equal to "unset" is written on update: 'empty' sends it, 'delete' lists it in delete=.
     ``absent_means`` the canonical value of a key the server left out (the kind's empty value otherwise).
+
+    PVE's rules for a value, copied from the official schema (``formats.py`` says how they are kept
+    in step with it): ``format`` (a schema format name), ``pattern`` (the schema's pattern, matched
+    whole, as PVE anchors it), ``min_length``/``max_length``, ``minimum``/``maximum``, ``choices``
+    (the schema's enum). ``schema_key`` is the parameter of the family's create call that the rules
+    come from: the wire name unless it differs; None for an option PVE does not take as such.
     """
 
     ansible_type = 'str'
@@ -42,7 +49,7 @@ class Field:
 
     def __init__(self, wire, option=None, default=UNMANAGED, create_only=False, secret=False, clear='empty',
                  choices=None, pattern=None, required=False, minimum=None, maximum=None, normalise=None,
-                 absent_means=MISSING):
+                 absent_means=MISSING, format=None, min_length=None, max_length=None, schema_key=MISSING):
         if absent_means is not MISSING:
             self.unset = absent_means
         self.wire = wire
@@ -53,6 +60,12 @@ class Field:
         self.clear = clear
         self.choices = choices
         self.pattern = re.compile(pattern) if pattern else None
+        if format is not None and format not in FORMATS:
+            raise ValueError('no such format %r' % format)
+        self.format = format
+        self.min_length = min_length
+        self.max_length = max_length
+        self.schema_key = wire if schema_key is MISSING else schema_key
         self.required = required
         self.minimum = minimum
         self.maximum = maximum
@@ -78,9 +91,25 @@ class Field:
     def declared(self, value):
         """Canonical form of the task's value; raises DeclarationError naming the option."""
         value = self.canonical(value)
-        if self.pattern is not None and value and not self.pattern.match(value):
-            self.refuse(value, 'does not match %s' % self.pattern.pattern)
+        if value and isinstance(value, str):
+            self.check_text(value)
         return value
+
+    def check_text(self, text):
+        """PVE's rules for one non-empty string value: lengths, format, pattern."""
+        if self.max_length is not None and len(text) > self.max_length:
+            self.refuse(text, 'is %d characters long; at most %d are allowed' % (len(text), self.max_length))
+        if self.min_length is not None and len(text) < self.min_length:
+            self.refuse(text, 'is %d characters long; at least %d are needed' % (len(text), self.min_length))
+        if self.format is not None:
+            fmt = FORMATS[self.format]
+            if fmt.choices and text not in fmt.choices:
+                self.refuse(text, unknown_choice(text, fmt.choices))
+            allowed = why_not(self.format, text)
+            if allowed:
+                self.refuse(text, 'is not a valid %s (%s)' % (self.format, allowed))
+        if self.pattern is not None and not self.pattern.fullmatch(text):
+            self.refuse(text, 'does not match the pattern %s' % self.pattern.pattern)
 
     def live(self, raw):
         """Canonical form of what the server answered (MISSING when the key was absent)."""
@@ -191,8 +220,7 @@ class TokenSet(Field):
         for token in tokens:
             if self.choices and token not in self.choices:
                 self.refuse(token, unknown_choice(token, self.choices))
-            if self.pattern is not None and not self.pattern.match(token):
-                self.refuse(token, 'does not match %s' % self.pattern.pattern)
+            self.check_text(token)
         return tokens
 
     def argument_spec(self):
@@ -211,37 +239,68 @@ class PropertyString(Field):
     """A PVE property string (``keep-last=3,keep-daily=7``), compared as sorted ``key=value`` pairs.
 
     The server may answer it as a string or as an object; ``yes/true/on`` read as 1.
+    ``keys`` (key: field kind) are the format's keys as the schema gives them: a declared key
+    outside them, or a value its kind refuses, stops the task; ``rule`` checks the pairs together.
     """
 
     unset = ''
 
-    def __init__(self, wire, default_key=None, **kwargs):
+    def __init__(self, wire, default_key=None, keys=None, rule=None, **kwargs):
         super(PropertyString, self).__init__(wire, **kwargs)
         self.default_key = default_key
+        self.keys = keys
+        self.rule = rule
+
+    def pairs(self, value):
+        if isinstance(value, dict):
+            return list(value.items())
+        pairs = []
+        for part in str(value or '').split(','):
+            part = part.strip()
+            if not part:
+                continue
+            if '=' not in part:
+                if not self.default_key:
+                    self.refuse(value, "is not a property string of key=value pairs")
+                part = '%s=%s' % (self.default_key, part)
+            key, item = part.split('=', 1)
+            pairs.append((key.strip(), item.strip()))
+        return pairs
 
     def canonical(self, value):
-        if isinstance(value, dict):
-            pairs = value.items()
-        else:
-            pairs = []
-            for part in str(value or '').split(','):
-                part = part.strip()
-                if not part:
-                    continue
-                if '=' not in part:
-                    if not self.default_key:
-                        self.refuse(value, "is not a property string of key=value pairs")
-                    part = '%s=%s' % (self.default_key, part)
-                key, item = part.split('=', 1)
-                pairs.append((key.strip(), item.strip()))
         canonical = []
-        for key, item in pairs:
+        for key, item in self.pairs(value):
             if item is True or str(item).lower() in ('yes', 'true', 'on'):
                 item = '1'
             elif item is False or str(item).lower() in ('no', 'false', 'off'):
                 item = '0'
             canonical.append('%s=%s' % (key, item))
         return ','.join(sorted(canonical))
+
+    def declared(self, value):
+        if self.keys is not None:
+            pairs = self.pairs(value)
+            for key, item in pairs:
+                if key not in self.keys:
+                    self.refuse(value, 'has the key %r, which %s' % (key, unknown_choice(key, sorted(self.keys))))
+                try:
+                    self.keys[key].declared(item)
+                except DeclarationError as exc:
+                    self.refuse(value, 'has %s=%s: %s' % (key, item, str(exc).split(': ', 1)[-1]))
+            if len(set(key for key, _item in pairs)) != len(pairs):
+                self.refuse(value, 'names a key twice')
+            if self.rule:
+                why = self.rule(dict(pairs))
+                if why:
+                    self.refuse(value, why)
+        return super(PropertyString, self).declared(value)
+
+
+def prune_backups_rule(pairs):
+    """PVE::JSONSchema validate_prune_backups: keep-all excludes the other keep-* options."""
+    if str(pairs.get('keep-all', '0')).lower() in TRUE_WORDS and len(pairs) > 1:
+        return 'sets keep-all together with other keep-* options; PVE allows keep-all alone'
+    return None
 
 
 # Up to this many choices a refusal lists them all; past it, the nearest names.
@@ -260,3 +319,9 @@ def unknown_choice(value, choices):
 def acl_path(value):
     """PVE's ACL path form: one leading slash, no repeated or trailing slashes."""
     return '/' + '/'.join(part for part in str(value).split('/') if part)
+
+
+# The prune-backups format (PVE::JSONSchema $prune_backups_format): keep-all or keep-* counts of 1 or more.
+PRUNE_BACKUPS = dict([('keep-all', Flag('keep-all'))] + [
+    (key, Integer(key, minimum=1)) for key in
+    ('keep-last', 'keep-hourly', 'keep-daily', 'keep-weekly', 'keep-monthly', 'keep-yearly')])

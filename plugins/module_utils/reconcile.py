@@ -17,11 +17,16 @@ import re
 from ansible_collections.homeflare.proxmox.plugins.module_utils.api import item_path
 from ansible_collections.homeflare.proxmox.plugins.module_utils.credentials import CONNECTION_ARGUMENT_SPEC
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import (
-    ApiError, DeclarationError, NotConverged, Refused)
+    ApiError, Conflict, DeclarationError, NotConverged, Refused)
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import MISSING, UNMANAGED
 from ansible_collections.homeflare.proxmox.plugins.module_utils.tasks import parse_upid, wait_for_task
 
 ABSENT = None
+
+# PVE's and PBS's refusals of a write that met another writer's change: the digest no longer matches
+# (update), the object was created meanwhile (create). Neither applied anything, so re-judging is safe.
+MODIFIED_UNDERNEATH = re.compile(r'detected modified configuration')
+CREATED_UNDERNEATH = re.compile(r'already (exists|defined)')
 
 
 class Absence:
@@ -89,7 +94,8 @@ class Family:
 
     def __init__(self, name, identity, fields, item=None, collection=None, create_on='collection', absence=None,
                  scheme='pve', read_role='read', write_role='provision', retain=False, send_digest=False,
-                 task_timeout=None, view=None, report=None, store=None, check_declaration=None, listing=None):
+                 task_timeout=None, view=None, report=None, store=None, check_declaration=None, listing=None,
+                 schema=None):
         self.name = name
         self.identity = identity
         self.fields = fields
@@ -108,6 +114,8 @@ class Family:
         self.store = store or ItemStore()
         self.check_declaration = check_declaration
         self.listing = listing
+        # The call whose parameters the fields' copied rules come from (checked against the official schema).
+        self.schema = schema or ('POST', collection if create_on == 'collection' else item)
 
     # -- the module's interface ----------------------------------------------------------
     def run(self, client, params, check_mode):
@@ -285,13 +293,30 @@ def reconcile(client, family, params, check_mode=False):
         result['object'] = family.live_object(ident, raw, managed)
         return result
 
-    if the_plan.action == 'create':
-        answer = family.store.create(client, family, ident, create_form(family, declaration))
-    elif the_plan.action == 'update':
-        answer = family.store.update(client, family, ident, update_form(family, declaration, the_plan.changed, raw),
-                                     raw)
-    else:
-        answer = family.store.delete(client, family, ident)
+    try:
+        answer = write(client, family, declaration, the_plan, raw)
+    except ApiError as exc:
+        if not met_another_writer(family, the_plan, exc):
+            raise
+        # Another writer changed the object between our read and our write, and PVE refused ours
+        # without applying it. Re-read and re-judge once; a second refusal is a clear failure.
+        raw = family.store.read(client, family, ident)
+        the_plan = plan(family, declaration, raw)
+        result.update(changed=the_plan.action != 'none', plan=the_plan.as_dict(),
+                      diff=diff_of(family, declaration, raw, the_plan.action))
+        result['warnings'].append('%s was changed by another writer while this task ran (%s); it was read and '
+                                  'judged again' % (family.describe(ident), exc.reason.strip()))
+        if the_plan.action == 'none':
+            result['object'] = family.live_object(ident, raw, managed)
+            return result
+        try:
+            answer = write(client, family, declaration, the_plan, raw)
+        except ApiError as again:
+            if met_another_writer(family, the_plan, again):
+                raise Conflict('%s keeps changing underneath: the write was refused twice (%s). Nothing was '
+                               'overwritten; run again when the other writer is done.'
+                               % (family.describe(ident), again.reason.strip()))
+            raise
     if parse_upid(answer):
         outcome = wait_for_task(client, answer, family.write_role, declaration.task_timeout or 60)
         if outcome.warning:
@@ -301,6 +326,26 @@ def reconcile(client, family, params, check_mode=False):
     verify(family, declaration, the_plan, after)
     result['object'] = family.live_object(ident, after, managed)
     return result
+
+
+def write(client, family, declaration, the_plan, raw):
+    """Send the one write the plan asks for; returns the answer (a UPID for a worker task)."""
+    ident = declaration.ident
+    if the_plan.action == 'create':
+        return family.store.create(client, family, ident, create_form(family, declaration))
+    if the_plan.action == 'update':
+        return family.store.update(client, family, ident, update_form(family, declaration, the_plan.changed, raw),
+                                   raw)
+    return family.store.delete(client, family, ident)
+
+
+def met_another_writer(family, the_plan, exc):
+    """Whether PVE refused the write because the object changed since it was read (nothing was applied)."""
+    if the_plan.action == 'update':
+        return bool(MODIFIED_UNDERNEATH.search(exc.reason))
+    if the_plan.action == 'create':
+        return bool(CREATED_UNDERNEATH.search(exc.reason))
+    return family.absence.matches(exc)
 
 
 def verify(family, declaration, the_plan, raw):

@@ -14,11 +14,13 @@ version_added: 0.1.0
 description:
   - Creates, repairs or removes one section of C(/etc/pve/storage.cfg) (C(/storage/{storage})).
   - Options left undeclared are not managed (neither sent nor compared).
-  - O(type) and the plugin's locator (O(path), O(server), O(export), O(share), O(datastore), O(pool), O(monhost),
-    O(vgname), O(thinpool)) are fixed once created; a declaration that differs fails naming the field, and
-    nothing is written.
-  - O(password), O(keyring) and O(encryption_key) are sent when the storage is created and never read,
-    compared, returned or shown; PVE does not return them.
+  - O(type) and the plugin's locator (O(path), O(server), O(export), O(share), O(datastore), O(pool), O(vgname),
+    O(thinpool), O(portal), O(target), O(iscsiprovider), O(blocksize), O(base)) are fixed once created; a
+    declaration that differs fails naming the field, and nothing is written.
+  - Every value is checked against PVE's own format for it (storage id, paths, server names, portals, volume group
+    names, mount options, fingerprints, ranges, the prune-backups keys) before any request.
+  - O(password), O(keyring), O(encryption_key) and O(master_pubkey) are sent when the storage is created and never
+    read, compared, returned or shown; PVE keeps them apart from C(storage.cfg) and does not return them.
   - The item is read with the write credential (PVE wants C(Datastore.Allocate) even to read it).
   - Removing a storage drops the definition, not the volumes on it; it needs O(confirm_removal=true).
 author:
@@ -38,10 +40,12 @@ options:
     type: str
     choices: [btrfs, cephfs, cifs, dir, esxi, iscsi, iscsidirect, lvm, lvmthin, nfs, pbs, rbd, zfs, zfspool]
   path:
-    description: Directory of a V(dir) or V(btrfs) storage. Fixed once created.
+    description:
+      - Directory of a V(dir) or V(btrfs) storage (an absolute path); the mount point of V(nfs), V(cifs), V(cephfs)
+        (PVE's default C(/mnt/pve/<storage>)). Fixed once created.
     type: str
   server:
-    description: Server of an V(nfs), V(cifs) or V(pbs) storage. Fixed once created.
+    description: Server (a DNS name or an IP address) of an V(nfs), V(cifs), V(pbs) or V(esxi) storage. Fixed once created.
     type: str
   export:
     description: NFS export. Fixed once created.
@@ -53,17 +57,109 @@ options:
     description: Proxmox Backup Server datastore. Fixed once created.
     type: str
   pool:
-    description: Pool of an V(rbd) or V(zfspool) storage. Fixed once created.
-    type: str
-  monhost:
-    description: Ceph monitors of an external V(rbd)/V(cephfs) storage. Fixed once created.
+    description: Pool of an V(rbd), V(zfspool) or V(zfs) (ZFS over iSCSI) storage. Fixed once created.
     type: str
   vgname:
-    description: LVM volume group. Fixed once created.
+    description: LVM volume group of an V(lvm) or V(lvmthin) storage. Fixed once created.
     type: str
   thinpool:
-    description: LVM thin pool. Fixed once created.
+    description: LVM thin pool of an V(lvmthin) storage. Fixed once created.
     type: str
+  portal:
+    description: iSCSI portal, C(host[:port]), of an V(iscsi), V(iscsidirect) or V(zfs) storage. Fixed once created.
+    type: str
+  target:
+    description: iSCSI target (IQN) of an V(iscsi), V(iscsidirect) or V(zfs) storage. Fixed once created.
+    type: str
+  iscsiprovider:
+    description: iSCSI provider of a V(zfs) storage (V(comstar), V(istgt), V(iet), V(LIO)). Fixed once created.
+    type: str
+  blocksize:
+    description: Block size of a V(zfs) storage (for example V(4k)). Fixed once created.
+    type: str
+  base:
+    description: Base volume (C(storage:volume)) an V(lvm) volume group lives on. Fixed once created.
+    type: str
+  monhost:
+    description: Ceph monitors (C(host[:port]) list) of an external V(rbd) or V(cephfs) cluster.
+    type: str
+  subdir:
+    description: Subdirectory to mount, of a V(cifs) or V(cephfs) storage (an absolute path).
+    type: str
+  namespace:
+    description: Namespace of a V(pbs) datastore or an V(rbd) pool.
+    type: str
+  data_pool:
+    description: Erasure-coded data pool of an V(rbd) storage (wire name C(data-pool)).
+    type: str
+  fs_name:
+    description: CephFS file system name of a V(cephfs) storage (wire name C(fs-name)).
+    type: str
+  mountpoint:
+    description: Mount point of a V(zfspool) storage's pool (an absolute path).
+    type: str
+  zfs_base_path:
+    description: Base path of the zvols of a V(zfs) storage (wire name C(zfs-base-path)).
+    type: str
+  is_mountpoint:
+    description: Whether the path of a V(dir) or V(btrfs) storage is a mount point (V(yes)/V(no)) or that mount point's path.
+    type: str
+  domain:
+    description: Windows domain of a V(cifs) storage, at most 256 characters.
+    type: str
+  smbversion:
+    description: SMB protocol version of a V(cifs) storage.
+    type: str
+    choices: [default, '2.0', '2.1', '3', '3.0', '3.11']
+  format:
+    description: Default image format of a file storage.
+    type: str
+    choices: [raw, qcow2, subvol, vmdk]
+  comstar_hg:
+    description: COMSTAR host group of a V(zfs) storage.
+    type: str
+  comstar_tg:
+    description: COMSTAR target group of a V(zfs) storage.
+    type: str
+  lio_tpg:
+    description: LIO target portal group of a V(zfs) storage.
+    type: str
+  port:
+    description: Port of a V(pbs) or V(esxi) server, 1 to 65535.
+    type: int
+  krbd:
+    description: Whether an V(rbd) storage uses the kernel RBD driver.
+    type: bool
+  sparse:
+    description: Whether V(zfspool) or V(zfs) zvols are thin provisioned.
+    type: bool
+  nowritecache:
+    description: Whether the write cache of a V(zfs) storage's target is disabled.
+    type: bool
+  saferemove:
+    description: Whether an V(lvm) storage zeroes data when removing volumes.
+    type: bool
+  tagged_only:
+    description: Whether an V(lvm) storage only uses logical volumes tagged C(pve-vm-ID).
+    type: bool
+  nocow:
+    description: Whether a V(btrfs) storage sets the NOCOW flag on files.
+    type: bool
+  fuse:
+    description: Whether a V(cephfs) storage is mounted with FUSE.
+    type: bool
+  skip_cert_verification:
+    description: Whether an V(esxi) storage skips the server's certificate check (wire name C(skip-cert-verification)).
+    type: bool
+  snapshot_as_volume_chain:
+    description: Whether snapshots are qcow2 volume chains (wire name C(snapshot-as-volume-chain)).
+    type: bool
+  create_base_path:
+    description: Whether PVE creates the base path of a file storage (wire name C(create-base-path)); unset means V(true).
+    type: bool
+  create_subdirs:
+    description: Whether PVE creates the content subdirectories (wire name C(create-subdirs)); unset means V(true).
+    type: bool
   content:
     description:
       - The complete set of content types, compared order-free. An empty list or V(none) means no content.
@@ -84,28 +180,35 @@ options:
     type: str
     choices: ['off', metadata, falloc, full]
   prune_backups:
-    description: Retention, as PVE's property string (wire name C(prune-backups)), for example C(keep-last=3,keep-daily=7); compared as pairs.
+    description:
+      - Retention, as PVE's property string (wire name C(prune-backups)), for example C(keep-last=3,keep-daily=7);
+        compared as pairs.
+      - Keys are C(keep-all) (alone) or C(keep-last), C(keep-hourly), C(keep-daily), C(keep-weekly), C(keep-monthly),
+        C(keep-yearly), each 1 or more.
     type: str
   username:
-    description: User name for V(cifs) or V(pbs) storages.
+    description: User name for V(cifs), V(pbs), V(esxi) or Ceph (V(rbd), V(cephfs)) storages.
     type: str
   fingerprint:
-    description: Certificate fingerprint of a V(pbs) server.
+    description: Certificate SHA-256 fingerprint of a V(pbs) server, 32 hex pairs separated by colons.
     type: str
   options:
-    description: NFS mount options.
+    description: NFS or CIFS mount options.
     type: str
   max_protected_backups:
     description: Maximum number of protected backups per guest (wire name C(max-protected-backups)); V(-1) is unlimited.
     type: int
   password:
-    description: Password for V(cifs) or V(pbs). Sent on create only; never read, compared or shown.
+    description: Password for V(cifs), V(pbs) or V(esxi), at most 256 characters. Sent on create only; never read, compared or shown.
     type: str
   keyring:
     description: Ceph keyring of an external cluster. Sent on create only; never read, compared or shown.
     type: str
   encryption_key:
     description: Client-side encryption key of a V(pbs) storage (wire name C(encryption-key)). Sent on create only; never read, compared or shown.
+    type: str
+  master_pubkey:
+    description: Master public key (PEM) of a V(pbs) storage's encrypted backups (wire name C(master-pubkey)). Sent on create only; never read, compared or shown.
     type: str
   confirm_removal:
     description: Must be V(true) with O(state=absent); removing a storage definition cuts guests off their disks.

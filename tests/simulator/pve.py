@@ -225,6 +225,7 @@ class PveApi:
         forced = self.sim.take_fault(method, rel)
         if forced is not None:
             raise forced
+        self.sim.run_hooks(method, rel, params)
 
         found = self.schema.find(method, rel)
         if found is None:

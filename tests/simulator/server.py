@@ -216,17 +216,37 @@ class Member:
             self.listen()
 
 
-class _Fault:
-    def __init__(self, method, path_regex, status, message, errors, times):
+class _Match:
+    """Which requests a forced answer or a hook applies to, and how many more times."""
+
+    def __init__(self, method, path_regex, times):
         self.method = (method or "*").upper()
         self.regex = re.compile(path_regex)
+        self.remaining = times
+
+    def take(self, method, path):
+        """True for a matching request while uses remain (consumes one)."""
+        if self.remaining is not None and self.remaining <= 0:
+            return False
+        if self.method not in ("*", method) or self.regex.search(path) is None:
+            return False
+        if self.remaining is not None:
+            self.remaining -= 1
+        return True
+
+
+class _Fault(_Match):
+    def __init__(self, method, path_regex, status, message, errors, times):
+        super().__init__(method, path_regex, times)
         self.status = int(status)
         self.message = message if message.endswith("\n") else message + "\n"
         self.errors = errors
-        self.remaining = times
 
-    def matches(self, method, path):
-        return (self.method in ("*", method)) and self.regex.search(path) is not None
+
+class _Hook(_Match):
+    def __init__(self, method, path_regex, action, times):
+        super().__init__(method, path_regex, times)
+        self.action = action
 
 
 class Simulator:
@@ -257,6 +277,7 @@ class Simulator:
         self._log_lock = threading.Lock()
         self._log_file = None
         self._faults = []
+        self._hooks = []
         self._fault_lock = threading.Lock()
         self._started = False
         self._client_ctx = None
@@ -400,9 +421,25 @@ class Simulator:
         with self._fault_lock:
             self._faults.append(_Fault(method, path_regex, status, message, errors, times))
 
+    def before(self, method, path_regex, action, times=None):
+        """Run ``action(params)`` before matching requests are routed (after authentication and logging).
+
+        The action may change the shared state (another writer got there between a client's read and
+        its write) or ``params`` in place (PVE accepted a key and ignored it). Python only.
+        """
+        with self._fault_lock:
+            self._hooks.append(_Hook(method, path_regex, action, times))
+
+    def run_hooks(self, method, path, params):
+        with self._fault_lock:
+            actions = [hook.action for hook in self._hooks if hook.take(method, path)]
+        for action in actions:
+            action(params)
+
     def clear_faults(self):
         with self._fault_lock:
             self._faults = []
+            self._hooks = []
         for member in self._members:
             member.restore()
         if self.bao is not None:
@@ -412,11 +449,7 @@ class Simulator:
         """The ApiError a forced fault answers with, or None (consumes one use)."""
         with self._fault_lock:
             for fault in self._faults:
-                if fault.remaining is not None and fault.remaining <= 0:
-                    continue
-                if fault.matches(method, path):
-                    if fault.remaining is not None:
-                        fault.remaining -= 1
+                if fault.take(method, path):
                     return ApiError(fault.status, fault.message, errors=fault.errors)
         return None
 

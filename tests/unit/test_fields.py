@@ -120,5 +120,5 @@ def test_an_acl_subject_must_have_its_type_s_shape(subject, ugid, valid):
 def test_a_user_s_group_must_be_a_group_id():
     from ansible_collections.homeflare.proxmox.plugins.module_utils.families.user import FAMILY
     params = dict(userid='alice@pve', groups=['ops', 'night shift'], state='present')
-    with pytest.raises(DeclarationError, match="option groups: 'night shift' does not match"):
+    with pytest.raises(DeclarationError, match="option groups: 'night shift' is not a valid pve-groupid"):
         FAMILY.declaration(params)

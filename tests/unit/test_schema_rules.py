@@ -1,18 +1,31 @@
 """Rules the collection copies from PVE, checked against the official schema so they cannot drift apart.
 
-The collection cannot read ../shared/pve-api at run time, so it keeps the few rules it needs in code;
+The collection cannot read ../shared/pve-api at run time, so it keeps the few rules it needs in code
+(``formats.py`` and each family's field table, pointing at the schema parameter they come from);
 this test reads the schema (``$PVE_API_SCHEMA``, else ``<repo>/../shared/pve-api/pve-api-schema.json``)
 and is skipped, saying so, where that file is not beside the checkout.
+
+For every field of every family: the parameter exists on the family's create call, and the field
+carries the schema's type, enum, lengths, range, pattern, named format and property-string keys.
+The named formats' rules themselves are not in the schema (they are Perl and Rust code); they are
+compared, value by value, with the simulator's port of PVE's checks (``tests/simulator/formats.py``).
 """
 
+import importlib
 import json
 import os
+import pkgutil
 import re
 
 import pytest
 
+from ansible_collections.homeflare.proxmox.plugins.module_utils import families as families_package
 from ansible_collections.homeflare.proxmox.plugins.module_utils.credentials import TOKEN_IDS
-from ansible_collections.homeflare.proxmox.plugins.module_utils.families.role import PRIVILEGES
+from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import (
+    Flag, Integer, PropertyString, TokenSet)
+from ansible_collections.homeflare.proxmox.plugins.module_utils.formats import FORMATS, PRIVILEGES
+from simulator.formats import FORMATS as SIMULATED, FormatError
+from simulator.schema import check_format
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SCHEMA = os.environ.get('PVE_API_SCHEMA') or os.path.join(REPO, '..', 'shared', 'pve-api', 'pve-api-schema.json')
@@ -24,6 +37,122 @@ def schema_text():
         pytest.skip('the official PVE schema is not at %s' % SCHEMA)
     with open(SCHEMA) as handle:
         return handle.read()
+
+
+@pytest.fixture(scope='module')
+def calls(schema_text):
+    """(method, path) -> the method's parameter properties."""
+    found = {}
+
+    def walk(node):
+        for method, info in (node.get('info') or {}).items():
+            found[(method, node['path'])] = (info.get('parameters') or {}).get('properties') or {}
+        for child in node.get('children') or []:
+            walk(child)
+
+    for node in json.loads(schema_text):
+        walk(node)
+    return found
+
+
+def all_families():
+    found = []
+    for info in pkgutil.iter_modules(families_package.__path__):
+        module = importlib.import_module('%s.%s' % (families_package.__name__, info.name))
+        found.append(module.FAMILY)
+    return found
+
+
+FIELDS = [(family, field) for family in all_families() for field in family.identity + family.fields
+          if field.schema_key is not None]
+KINDS = {'boolean': (Flag,), 'integer': (Integer,)}
+
+
+def perl_pattern(text):
+    """A schema pattern in Python syntax: Perl's (?^:...) and (?^i:...) groups."""
+    return text.replace('(?^:', '(?:').replace('(?^i:', '(?i:')
+
+
+def typetext_keys(typetext):
+    """Keys and value shapes of a property string from its typetext: ``[keep-all=<1|0>] [,keep-last=<N>]``."""
+    return dict(re.findall(r'([\w-]+)=<([^>]*)>', typetext or ''))
+
+
+@pytest.mark.parametrize('family, field', FIELDS, ids=['%s.%s' % (f.name, fd.option) for f, fd in FIELDS])
+def test_each_field_carries_the_schemas_rules(calls, family, field):
+    method, path = family.schema
+    assert (method, path) in calls, 'the schema has no %s %s' % (method, path)
+    prop = calls[(method, path)].get(field.schema_key)
+    assert prop is not None, '%s %s takes no parameter %r' % (method, path, field.schema_key)
+
+    kinds = KINDS.get(prop.get('type'))
+    if kinds and not isinstance(field, TokenSet):
+        assert isinstance(field, kinds), 'the schema says %s' % prop['type']
+    if 'enum' in prop:
+        assert sorted(field.choices or []) == sorted(str(item) for item in prop['enum'])
+    else:
+        assert not field.choices or (field.format and FORMATS[field.format].choices), 'choices the schema lacks'
+    assert field.max_length == prop.get('maxLength')
+    assert field.min_length == prop.get('minLength')
+    if isinstance(field, Integer):
+        assert field.minimum == (int(prop['minimum']) if 'minimum' in prop else None)
+        assert field.maximum == (int(prop['maximum']) if 'maximum' in prop else None)
+    if 'pattern' in prop:
+        assert field.pattern is not None and field.pattern.pattern == perl_pattern(prop['pattern'])
+    else:
+        assert field.pattern is None, 'a pattern the schema does not give'
+
+    schema_format = prop.get('format')
+    if isinstance(field, PropertyString) and field.keys is not None:
+        keys = set(schema_format) if isinstance(schema_format, dict) else set(typetext_keys(prop.get('typetext')))
+        assert keys == set(field.keys)
+        for key, shape in typetext_keys(prop.get('typetext')).items():
+            kind = Flag if shape == '1|0' else Integer if shape == 'N' else None
+            if kind:
+                assert isinstance(field.keys[key], kind), key
+    elif isinstance(schema_format, str) and schema_format not in ('string', 'urlencoded'):
+        ours = field.format or ''
+        assert schema_format in (ours, ours + '-list'), 'the schema says format %s, the field %s' % (
+            schema_format, field.format)
+    else:
+        assert field.format is None, 'a format the schema does not give'
+
+
+# Values that tell the formats apart: identities, addresses, networks, lists, paths, near misses.
+SAMPLES = [
+    '', 'a', 'ab', 'lab', 'Lab-1.x_y', 'a/b', 'a/b/c', 'a/b/c/d', '/a', 'bad pool!', '1abc', 'abc-', 'a.b', 'a_b',
+    'root@pam', 'a@b', 'ab@pve', 'alice', 'al ice@pve', 'a:b@pve', 'ci@pve!ro', 'ci@pve!1x', 'ci@pve!r', 'x' * 70 + '@pve',
+    'VM.Audit', 'VM.Adit', 'Sys.Modify', 'images', 'movies', 'none', 'iso,backup',
+    '10.0.0.1', '10.0.0.0/24', '10.0.0.1/8', '10.0.0.0/7', '10.0.0.0/33', '300.1.1.1', 'fe80::1', 'fe80::/64',
+    'fe80::/130', '[fe80::1]:3260', '10.0.0.1:3260', 'host:3260', 'host:x', 'pve1', 'pve1.example.com', '-bad',
+    'bad-', 'a..b', 'aa:bb:cc:dd:ee:f0', '02:00:00:00:00:01', '01:00:5e:00:00:01', 'AA:BB:CC:DD:EE:FF', 'aa-bb-cc',
+    'user@example.com', 'first.last+tag@mail.example.org', 'not an email', 'x@', '@x',
+    '/mnt/x', '/mnt/x y', 'relative', '/a;b', '/a(b)', 'vg_1+x', 'vg/1', 'vers=4.2,soft', 'opt;x',
+    'local:iso/x.iso', 'local', '1local:x', '100', '99', '999999999', '1000000000', '0100',
+    'tag_1', 'Tag+x.y', '-tag', 'a,b', 'a b;c', 'a,,b', 'net0', 'a-b_c', 'a1', '1a',
+]
+COMPARED = sorted(name for name in FORMATS if re.sub(r'-(list|opt)$', '', name) in SIMULATED
+                  and name != 'pve-calendar-event')  # the simulator accepts any printable calendar event
+
+
+def simulator_accepts(name, value):
+    try:
+        check_format(name, value, 'x')
+    except FormatError:
+        return False
+    return True
+
+
+@pytest.mark.parametrize('name', COMPARED)
+def test_each_format_agrees_with_the_simulators_port_of_pve(name):
+    disagree = [value for value in SAMPLES if FORMATS[name].accepts(value) != simulator_accepts(name, value)]
+    assert disagree == []
+
+
+def test_the_formats_compared_cover_what_the_families_use():
+    used = set(field.format for _family, field in FIELDS if field.format)
+    assert len(COMPARED) >= 20
+    assert used - set(COMPARED) == set()
 
 
 def parameters(schema_text, name):

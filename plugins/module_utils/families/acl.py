@@ -7,13 +7,9 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import re
-
-from ansible_collections.homeflare.proxmox.plugins.module_utils.credentials import TOKEN_IDS
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError, Unreadable
-from ansible_collections.homeflare.proxmox.plugins.module_utils.families.group import GROUPID_PATTERN
-from ansible_collections.homeflare.proxmox.plugins.module_utils.families.user import USERID_PATTERN
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Flag, Text, acl_path
+from ansible_collections.homeflare.proxmox.plugins.module_utils.formats import why_not
 from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import ABSENT, Family, Listing
 
 
@@ -54,30 +50,29 @@ class AclStore:
 
 
 # What each subject type's ugid must look like (PVE's pve-userid, pve-groupid and pve-tokenid formats).
-SUBJECTS = {
-    'user': (re.compile(USERID_PATTERN), 'a user id, name@realm'),
-    'group': (re.compile(GROUPID_PATTERN), 'a group id'),
-    'token': (TOKEN_IDS['pve'], 'an API token id, user@realm!name'),
-}
+# The subject's format by type: PUT /access/acl takes users=, groups= and tokens= lists of these.
+SUBJECTS = {'user': 'pve-userid', 'group': 'pve-groupid', 'token': 'pve-tokenid'}
 
 
 def check_subject(ident, declared, state):
-    rule, what = SUBJECTS[ident['type']]
-    if not rule.match(ident['ugid']):
-        raise DeclarationError('option ugid: %r is not %s, as type=%s needs' % (ident['ugid'], what, ident['type']))
+    allowed = why_not(SUBJECTS[ident['type']], ident['ugid'])
+    if allowed:
+        raise DeclarationError('option ugid: %r is not a valid %s (%s), as type=%s needs'
+                               % (ident['ugid'], SUBJECTS[ident['type']], allowed, ident['type']))
 
 
 FAMILY = Family(
     name='acl grant',
     identity=[
         Text('path', required=True, normalise=acl_path),
-        Text('type', required=True, choices=['user', 'group', 'token']),
-        Text('ugid', required=True),
-        Text('roleid', required=True),
+        Text('type', required=True, choices=['user', 'group', 'token'], schema_key=None),
+        Text('ugid', required=True, schema_key=None),
+        Text('roleid', required=True, format='pve-roleid', schema_key='roles'),
     ],
     fields=[Flag('propagate', default=True, absent_means=True)],
     read_role='provision',
     store=AclStore(),
     listing=Listing('/access/acl'),
+    schema=('PUT', '/access/acl'),
     check_declaration=check_subject,
 )

@@ -11,11 +11,9 @@ from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Te
 from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Absence, Family, Listing
 
 # PVE's pve-groupid format.
-GROUPID_PATTERN = r'^[A-Za-z0-9.\-_]+$'
-
 FAMILY = Family(
     name='group',
-    identity=[Text('groupid', required=True, pattern=GROUPID_PATTERN)],
+    identity=[Text('groupid', required=True, format='pve-groupid')],
     fields=[Text('comment', default='')],
     collection='/access/groups',
     item='/access/groups/{groupid}',

@@ -12,7 +12,7 @@ from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import
 
 FAMILY = Family(
     name='pool',
-    identity=[Text('poolid', required=True, pattern=r'^[A-Za-z0-9.\-_/]+$')],
+    identity=[Text('poolid', required=True, format='pve-poolid')],
     fields=[Text('comment', default='')],
     collection='/pools',
     item='/pools/{poolid}',

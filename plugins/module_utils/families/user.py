@@ -7,7 +7,6 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.homeflare.proxmox.plugins.module_utils.families.group import GROUPID_PATTERN
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Flag, Integer, Text, TokenSet
 from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Absence, Family, Listing
 
@@ -19,20 +18,18 @@ def token_names(raw):
 
 
 # PVE's pve-userid format (name@realm).
-USERID_PATTERN = r'^[^\s:/@]+@[A-Za-z][A-Za-z0-9.\-_]+$'
-
 FAMILY = Family(
     name='user',
-    identity=[Text('userid', required=True, pattern=USERID_PATTERN)],
+    identity=[Text('userid', required=True, format='pve-userid', max_length=64)],
     fields=[
-        Text('comment', default=''),
-        Text('email', default=''),
+        Text('comment', default='', max_length=2048),
+        Text('email', default='', format='email-opt', max_length=254),
         Flag('enable', default=True, absent_means=True),
         Integer('expire', default=0, absent_means=0, minimum=0),
-        Text('firstname', default=''),
-        Text('lastname', default=''),
+        Text('firstname', default='', max_length=1024),
+        Text('lastname', default='', max_length=1024),
         # An empty groups= clears every membership.
-        TokenSet('groups', default=[], pattern=GROUPID_PATTERN),
+        TokenSet('groups', default=[], format='pve-groupid'),
     ],
     collection='/access/users',
     item='/access/users/{userid}',

@@ -1,0 +1,177 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 homeflare.proxmox contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""PVE's named string formats, copied into code so a bad value stops before any request.
+
+The official schema names a parameter's format (``"format": "pve-poolid"``) but the rule itself
+lives in PVE's Perl (``PVE::JSONSchema::register_format``) or Rust (proxmox-time). The collection
+cannot read the schema at run time, so the few rules its fields use are here, each under the
+schema's own name. ``tests/unit/test_schema_rules.py`` checks every field that names a format
+against ``../shared/pve-api/`` (same name on the same parameter, same lengths, ranges, enums,
+patterns and property-string keys) and every rule against the simulator's port of PVE's checks.
+
+A format is a name, a predicate and a phrase saying what is allowed, which ends up in the
+refusal: ``option poolid: 'a b' is not a valid pve-poolid (letters, digits, ...)``.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import ipaddress
+import re
+
+from ansible_collections.homeflare.proxmox.plugins.module_utils.calendar_event import parse_calendar_event
+
+LIST_SEPARATORS = re.compile(r'[,;\s]+')
+
+# PVE::Auth::Plugin: $user_regex = qr![^\s:/]+!, $realm_regex = qr/[A-Za-z][A-Za-z0-9\.\-_]+/.
+USER = r'[^\s:/]+'
+REALM = r'[A-Za-z][A-Za-z0-9.\-_]+'
+TOKEN_NAME = REALM
+USERID = re.compile(r'(%s)@(%s)' % (USER, REALM))
+TOKENID = re.compile(r'(%s)@(%s)!(%s)' % (USER, REALM, TOKEN_NAME))
+DNS_LABEL = r'[a-zA-Z0-9]([a-zA-Z0-9\-]*[a-zA-Z0-9])?'
+DNS_NAME = re.compile(r'(%s\.)*%s' % (DNS_LABEL, DNS_LABEL))
+# PVE::JSONSchema::pve_verify_email.
+EMAIL = re.compile(r'[\w+\-~]+(\.[\w+\-~]+)*@[a-zA-Z0-9\-]+(\.[a-zA-Z0-9\-]+)*')
+
+PRIVILEGES = sorted([
+    'Datastore.Allocate', 'Datastore.AllocateSpace', 'Datastore.AllocateTemplate', 'Datastore.Audit',
+    'Group.Allocate', 'Mapping.Audit', 'Mapping.Modify', 'Mapping.Use', 'Permissions.Modify', 'Pool.Allocate',
+    'Pool.Audit', 'Realm.Allocate', 'Realm.AllocateUser', 'SDN.Allocate', 'SDN.Audit', 'SDN.Use',
+    'Sys.AccessNetwork', 'Sys.Audit', 'Sys.Console', 'Sys.Incoming', 'Sys.Modify', 'Sys.PowerMgmt', 'Sys.Syslog',
+    'User.Modify', 'VM.Allocate', 'VM.Audit', 'VM.Backup', 'VM.Clone', 'VM.Config.CDROM', 'VM.Config.CPU',
+    'VM.Config.Cloudinit', 'VM.Config.Disk', 'VM.Config.HWType', 'VM.Config.Memory', 'VM.Config.Network',
+    'VM.Config.Options', 'VM.Console', 'VM.GuestAgent.Audit', 'VM.GuestAgent.FileRead',
+    'VM.GuestAgent.FileSystemMgmt', 'VM.GuestAgent.FileWrite', 'VM.GuestAgent.Unrestricted', 'VM.Migrate',
+    'VM.Monitor', 'VM.PowerMgmt', 'VM.Replicate', 'VM.Snapshot', 'VM.Snapshot.Rollback',
+])
+# 'none' is how PVE writes the empty set (a TokenSet's empty_token).
+STORAGE_CONTENT = ['images', 'rootdir', 'vztmpl', 'backup', 'iso', 'snippets', 'import', 'none']
+
+
+class Format:
+    """One named format: ``accepts(text)`` and the phrase for what is allowed.
+
+    ``choices`` makes it a closed list (privileges, content types): the refusal then names the nearest.
+    """
+
+    def __init__(self, name, accepts, allowed, choices=None):
+        self.name = name
+        self.accepts = accepts
+        self.allowed = allowed
+        self.choices = choices
+
+
+def _full(pattern, flags=0):
+    compiled = re.compile(pattern, flags)
+    return lambda text: compiled.fullmatch(text) is not None
+
+
+def _ip(text, version=None):
+    try:
+        address = ipaddress.ip_address(text)
+    except ValueError:
+        return False
+    return version is None or address.version == version
+
+
+def _cidr(version=None):
+    """PVE::JSONSchema pve_verify_cidr: an address (not only a network) and a mask of 8 bits or more."""
+    def accepts(text):
+        address, slash, bits = text.partition('/')
+        if not slash or not bits.isdigit() or not _ip(address, version):
+            return False
+        widest = 32 if ipaddress.ip_address(address).version == 4 else 128
+        return 8 <= int(bits) <= widest
+    return accepts
+
+
+def _userid(text):
+    # PVE::Auth::Plugin::verify_username: 3 to 64 characters as well.
+    return 3 <= len(text) <= 64 and USERID.fullmatch(text) is not None
+
+
+def _portal(text):
+    """A host or address with an optional port; IPv6 in brackets when a port follows (pve-storage-portal-dns)."""
+    host = text
+    bracketed = re.fullmatch(r'\[([^\]]+)\](?::(\d+))?', text)
+    if bracketed:
+        host = bracketed.group(1)
+        return _ip(host, 6)
+    if text.count(':') == 1:
+        host, port = text.split(':')
+        if not port.isdigit():
+            return False
+    return _ip(host) or DNS_NAME.fullmatch(host) is not None
+
+
+def _address(text):
+    return _ip(text) or DNS_NAME.fullmatch(text) is not None
+
+
+def _list_of(single):
+    return lambda text: all(single.accepts(item) for item in LIST_SEPARATORS.split(text) if item)
+
+
+FORMATS = dict((fmt.name, fmt) for fmt in [
+    Format('pve-poolid', _full(r'[A-Za-z0-9.\-_]+(/[A-Za-z0-9.\-_]+){0,2}'),
+           "letters, digits, '.', '-' and '_', with up to two '/' for nested pools"),
+    Format('pve-roleid', _full(r'[A-Za-z0-9.\-_]+'), "letters, digits, '.', '-' and '_'"),
+    Format('pve-groupid', _full(r'[A-Za-z0-9.\-_]+'), "letters, digits, '.', '-' and '_'"),
+    Format('pve-userid', _userid, "name@realm, 3 to 64 characters, no spaces, ':' or '/' in the name"),
+    Format('pve-tokenid', lambda text: TOKENID.fullmatch(text) is not None, 'user@realm!name'),
+    Format('pve-realm', _full(REALM), "a letter, then letters, digits, '.', '-' and '_'"),
+    Format('pve-storage-id', _full(r'[a-z][a-z0-9\-_.]*[a-z0-9]', re.I),
+           "a letter, then letters, digits, '-', '_' and '.', ending in a letter or digit"),
+    Format('pve-configid', _full(r'[a-z][a-z0-9_\-]+', re.I), "a letter, then letters, digits, '_' and '-'"),
+    Format('pve-node', _full(DNS_LABEL), "a host name label: letters, digits and inner '-'"),
+    Format('pve-priv', lambda text: text in PRIVILEGES, 'a PVE 8/9 privilege', choices=PRIVILEGES),
+    Format('pve-storage-content', lambda text: text in STORAGE_CONTENT, 'a content type',
+           choices=STORAGE_CONTENT),
+    # PVE::Storage::Plugin::verify_path: only the start is anchored.
+    Format('pve-storage-path', lambda text: re.match(r'/[^;()]+', text) is not None,
+           "an absolute path without ';', '(' or ')'"),
+    Format('pve-storage-server', _address, 'an IP address or a DNS name'),
+    Format('pve-storage-portal-dns', _portal, 'host[:port], an IPv6 address in brackets when a port follows'),
+    Format('pve-storage-vgname', _full(r'[a-zA-Z0-9+.\-_]+'), "letters, digits, '+', '.', '-' and '_'"),
+    Format('pve-storage-options', _full(r'[-\w.=,:/ ]*'), "mount options: letters, digits, '-', '.', '=', ',', "
+                                                          "':', '/' and spaces"),
+    Format('pve-volume-id', _full(r'[a-z][a-z0-9\-_.]*[a-z0-9]:.+', re.I), 'storage:volume'),
+    Format('email', lambda text: EMAIL.fullmatch(text) is not None, 'an e-mail address, name@domain'),
+    Format('email-opt', lambda text: text == '' or EMAIL.fullmatch(text) is not None,
+           "an e-mail address, name@domain, or '' for none"),
+    Format('dns-name', lambda text: DNS_NAME.fullmatch(text) is not None, 'a DNS name'),
+    Format('address', _address, 'an IP address or a DNS name'),
+    Format('ip', _ip, 'an IPv4 or IPv6 address'),
+    Format('ipv4', lambda text: _ip(text, 4), 'an IPv4 address'),
+    Format('ipv6', lambda text: _ip(text, 6), 'an IPv6 address'),
+    Format('CIDR', _cidr(), 'address/bits, an IPv4 or IPv6 network with a mask of 8 bits or more'),
+    Format('CIDRv4', _cidr(4), 'address/bits, an IPv4 network with a mask of 8 to 32 bits'),
+    Format('CIDRv6', _cidr(6), 'address/bits, an IPv6 network with a mask of 8 to 128 bits'),
+    Format('IPorCIDR', lambda text: _ip(text) or _cidr()(text), 'an IP address or a CIDR network'),
+    # PVE::JSONSchema pve_verify_mac_addr: unicast only (the first octet's low bit clear).
+    Format('mac-addr', _full(r'[a-f0-9][02468ace](:[a-f0-9]{2}){5}', re.I),
+           'a unicast MAC address, six hex pairs separated by colons'),
+    Format('pve-vmid', _full(r'[1-9][0-9]{2,8}'), 'a guest id from 100 to 999999999'),
+    Format('pve-tag', _full(r'[a-z0-9_][a-z0-9_\-+.]*', re.I), "letters, digits, '_', '-', '+' and '.'"),
+    Format('pve-calendar-event', lambda text: parse_calendar_event(text) is None,
+           "a calendar event such as 'daily', 'sat 02:30' or 'mon..fri *:0/15'"),
+])
+
+for _name in ('pve-userid', 'pve-groupid', 'pve-roleid', 'pve-tokenid', 'pve-node', 'pve-priv',
+              'pve-storage-content', 'pve-storage-portal-dns', 'pve-vmid', 'pve-tag'):
+    _single = FORMATS[_name]
+    FORMATS[_name + '-list'] = Format(_name + '-list', _list_of(_single), 'a list of: ' + _single.allowed,
+                                      choices=_single.choices)
+
+
+def why_not(name, text):
+    """None when ``text`` has the format ``name``, else the phrase for what is allowed."""
+    fmt = FORMATS[name]
+    if fmt.accepts(text):
+        return None
+    if name == 'pve-calendar-event':
+        return '%s: %s' % (fmt.allowed, parse_calendar_event(text))
+    return fmt.allowed

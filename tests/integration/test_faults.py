@@ -1,0 +1,483 @@
+"""The fault matrix: every fault of docs/reliability.md, for every family, on both execution paths.
+
+Each row of ``FAULTS`` arranges one fault in the simulator, runs every family in one play (one task
+per family, ``ignore_errors`` so the play judges them all) and asserts the documented outcome from
+the task results and the simulator's request log. A row that needs two runs (a re-mint, a killed
+run, two runs at once) makes them itself. Families are those of the integration matrix
+(``test_matrix.FAMILIES``); a new family adds its object there and is in every row.
+
+Rows that do not apply to a family say why in ``NOT_APPLICABLE`` (for example a family whose writes
+return no worker task cannot end in a failed task); the test checks that list is complete, so a new
+family or row cannot be skipped silently.
+"""
+
+import os
+import signal
+import threading
+import time
+
+import pytest
+
+from conftest import EXECUTION_PATHS
+from test_matrix import FAMILIES, MODULES, SETUP, api, of
+
+# Where each family reads its object (the GET a fault or a barrier attaches to).
+READ = {
+    'acl': r'^/access/acl$',
+    'group': r'^/access/groups/oncall$',
+    'pool': r'^/pools/lab$',
+    'role': r'^/access/roles/Monitoring$',
+    'storage': r'^/storage/backup1$',
+    'user': r'^/access/users/alice@pve$',
+}
+WRITE_METHODS = ('POST', 'PUT', 'DELETE')
+
+# A field each family declares that PVE could accept and ignore: (option, wire name, declared args).
+IGNORED = {
+    'acl': ('propagate', 'propagate', dict(FAMILIES['acl']['args'], propagate=False)),
+    'group': ('comment', 'comment', FAMILIES['group']['args']),
+    'pool': ('comment', 'comment', FAMILIES['pool']['args']),
+    'role': ('privs', 'privs', FAMILIES['role']['args']),
+    'storage': ('content', 'content', FAMILIES['storage']['args']),
+    'user': ('email', 'email', FAMILIES['user']['args']),
+}
+
+# What another writer creates or changes while a task runs: (method, path, form).
+OTHER_WRITER_CREATES = {
+    'acl': ('PUT', '/access/acl', {'path': '/storage/local', 'groups': 'operators', 'roles': 'PVEAuditor'}),
+    'group': ('POST', '/access/groups', {'groupid': 'oncall', 'comment': 'On call'}),
+    'pool': ('POST', '/pools', {'poolid': 'lab', 'comment': 'Lab guests'}),
+    'role': ('POST', '/access/roles', {'roleid': 'Monitoring', 'privs': 'VM.Audit,Sys.Audit'}),
+    'storage': ('POST', '/storage', {'storage': 'backup1', 'type': 'dir', 'path': '/srv/backup',
+                                     'content': 'iso,backup', 'prune-backups': 'keep-last=3,keep-daily=7'}),
+    'user': ('POST', '/access/users', {'userid': 'alice@pve', 'email': 'alice@example.org', 'firstname': 'Alice',
+                                       'groups': 'operators'}),
+}
+
+NOT_APPLICABLE = {
+    ('task outcome', family): 'its writes are synchronous: PVE answers them without a worker task (UPID)'
+    for family in MODULES
+}
+NOT_APPLICABLE.update({
+    ('digest changed underneath', family): 'PVE keeps no digest for it: a change underneath is caught by the '
+                                           'read-back (row "a key PVE accepts and ignores") or by the create '
+                                           'refusal (row "created underneath")'
+    for family in ('acl', 'group', 'pool', 'role', 'user')
+})
+NOT_APPLICABLE[('created underneath', 'acl')] = ('a grant is a PUT that binds or re-binds: two writers of the same '
+                                                 'grant both succeed and agree')
+
+
+def args_of(module):
+    return dict(FAMILIES[module]['args'])
+
+
+class Faults:
+    """One row's runs: every family in one play, results by family."""
+
+    def __init__(self, sim, playbook, path, tmp_path):
+        self.sim = sim
+        self.playbook = playbook
+        self.path = path
+        self.tmp_path = tmp_path
+
+    def run(self, args=None, defaults=None, extra_env=None, timeout=None):
+        args = args or dict((module, args_of(module)) for module in MODULES)
+        tasks = [{'name': module, 'homeflare.proxmox.%s' % module: args[module], 'ignore_errors': True}
+                 for module in MODULES]
+        env = dict(EXECUTION_PATHS[self.path], **(extra_env or {}))
+        if defaults is None and timeout:
+            defaults = dict(self.sim.module_options(), api_timeout=timeout)
+        run = self.playbook(tasks, defaults=defaults, env=env)
+        assert [line['task'] for line in run.results] == MODULES, run
+        return dict((line['task'], line) for line in run.results)
+
+
+def failed(line):
+    return line['status'] == 'failed'
+
+
+def writes_of(sim, module):
+    return of(module, sim.writes())
+
+
+def created_once(sim, module):
+    """The object was written into existence exactly once (a refused second create is not a create)."""
+    created = [entry for entry in writes_of(sim, module) if entry['method'] in ('POST', 'PUT')
+               and entry['status'] == 200]
+    return len(created) == 1 if module != 'acl' else len(created) >= 1
+
+
+# -- the rows ------------------------------------------------------------------------------------
+
+def member_refuses(sim, faults):
+    """One member refuses connections: every task succeeds through the next; the result names it."""
+    sim.refuse(0)
+    results = faults.run()
+    for module in MODULES:
+        assert results[module]['status'] == 'ok', results[module]
+        assert results[module]['result']['served_by'] == sim.members[1], module
+        assert len(writes_of(sim, module)) == 1, module
+    assert {entry['member'] for entry in sim.log} == {sim.members[1]}
+
+
+def member_hangs(sim, faults):
+    """One member accepts and never answers: reads fail over after api_timeout; writes go to the next."""
+    sim.hang(0)
+    results = faults.run(timeout=2)
+    for module in MODULES:
+        assert results[module]['status'] == 'ok', results[module]
+        assert results[module]['result']['served_by'] == sim.members[1], module
+        written = writes_of(sim, module)
+        assert len(written) == 1 and written[0]['member'] == sim.members[1], (module, written)
+    hung = [entry for entry in sim.log if entry['member'] == sim.members[0]]
+    assert hung and all(entry['method'] == 'GET' and entry['status'] is None for entry in hung)
+
+
+def member_unreachable(sim, faults):
+    """A member nothing listens on: every task fails over to the next one."""
+    closed = unused_port()
+    defaults = dict(sim.module_options(), api_timeout=5, api_host=['127.0.0.1:%d' % closed] + sim.members[1:])
+    results = faults.run(defaults=defaults)
+    for module in MODULES:
+        assert results[module]['status'] == 'ok', results[module]
+        assert results[module]['result']['served_by'] == sim.members[1], module
+        assert len(writes_of(sim, module)) == 1, module
+
+
+def write_may_have_left(sim, faults):
+    """The member takes the write and goes silent: not resent anywhere; a re-run converges, creating nothing twice."""
+    for module in MODULES:
+        method = 'PUT' if module == 'acl' else 'POST'
+        sim.before(method, r'^%s$' % FAMILIES[module]['prefix'], lambda params: time.sleep(3), times=1)
+    results = faults.run(timeout=1)
+    time.sleep(3)  # the silent writes land (and are logged once answered)
+    for module in MODULES:
+        assert failed(results[module]), results[module]
+        assert 'may have been applied' in results[module]['result']['msg'], module
+        assert results[module]['result']['error'] == 'MaybeApplied', module
+        assert len(writes_of(sim, module)) == 1, (module, writes_of(sim, module))
+    again = faults.run()
+    for module in MODULES:
+        assert again[module]['status'] == 'ok', again[module]
+        assert created_once(sim, module), (module, writes_of(sim, module))
+
+
+def every_member_down(sim, faults):
+    """Every member refuses: one failure naming each member and why; nothing reaches PVE."""
+    for index in range(len(sim.members)):
+        sim.refuse(index)
+    results = faults.run()
+    for module in MODULES:
+        message = results[module]['result']['msg']
+        assert failed(results[module]) and results[module]['result']['error'] == 'Unreachable', module
+        assert all(member in message for member in sim.members), message
+        assert 'served_by' not in results[module]['result']
+    assert sim.log == []
+
+
+def minted_token_revoked(sim, faults):
+    """A cached minted token answered 401: minted again once per role, then success; never twice."""
+    defaults = dynamic(sim)
+    first = faults.run(defaults=defaults)
+    assert all(first[module]['status'] == 'ok' for module in MODULES), first
+    for token in sim.minted():
+        sim.revoke_token(token)
+    sim.clear_log()
+    second = faults.run(args=dict((module, absent(module)) for module in MODULES), defaults=defaults)
+    for module in MODULES:
+        assert second[module]['status'] == 'ok' and second[module]['result']['changed'], second[module]
+    assert len(sim.minted('read')) == 1 and len(sim.minted('provision')) == 1
+    assert [entry['status'] for entry in sim.log].count(401) <= 2  # one per role's revoked token
+
+
+def read_forbidden(sim, faults):
+    """403 on the read: the task fails as unreadable; nothing is planned as a create or written."""
+    for module in MODULES:
+        sim.force('GET', READ[module], 403, 'Permission check failed (/, Sys.Audit)')
+    results = faults.run()
+    for module in MODULES:
+        result = results[module]['result']
+        assert failed(results[module]) and result['error'] in ('Forbidden', 'Unreadable'), result
+        assert 'plan' not in result, result
+    assert sim.writes() == []
+
+
+def read_server_error(sim, faults):
+    """5xx on the read: a clear failure; never taken for absent, nothing written."""
+    for module in MODULES:
+        sim.force('GET', READ[module], 500, 'internal error')
+    results = faults.run()
+    for module in MODULES:
+        result = results[module]['result']
+        assert failed(results[module]) and result['error'] == 'ServerError' and '500' in result['msg'], result
+    assert sim.writes() == []
+
+
+def write_server_error(sim, faults):
+    """5xx on the write: a clear failure; the write is sent once and never again."""
+    for module in MODULES:
+        for method in WRITE_METHODS:
+            sim.force(method, r'^%s(/|$)' % FAMILIES[module]['prefix'], 500, 'unable to write file - got timeout')
+    results = faults.run()
+    for module in MODULES:
+        result = results[module]['result']
+        assert failed(results[module]) and result['error'] == 'ServerError', result
+        assert 'got timeout' in result['msg'], result
+        assert len(writes_of(sim, module)) == 1, (module, writes_of(sim, module))
+
+
+def digest_changed_underneath(sim, faults):
+    """storage.cfg edited between the read and the write: PVE refuses the digest; read, judge again, write once more.
+
+    A second refusal is a clear failure, with nothing overwritten.
+    """
+    digest_families = [module for module in MODULES if ('digest changed underneath', module) not in NOT_APPLICABLE]
+    for module in digest_families:
+        api(sim, [OTHER_WRITER_CREATES[module]])
+        sim.request('PUT', '/storage/backup1', {'content': 'iso'})  # drift to repair
+    other = other_writer(sim)
+    edits = iter(['iso,vztmpl,backup,snippets', 'iso,vztmpl', 'iso,vztmpl,backup,snippets', 'iso,vztmpl'])
+
+    def edit_another_section(params):
+        other('PUT', '/storage/local', {'content': next(edits)})
+
+    for module in digest_families:
+        sim.before('PUT', r'^/storage/backup1$', edit_another_section, times=1)
+    sim.clear_log()
+    results = faults.run()
+    for module in digest_families:
+        result = results[module]['result']
+        assert results[module]['status'] == 'ok' and result['changed'], result
+        assert any('another writer' in warning for warning in result.get('warnings', [])), result
+        ours = [entry for entry in writes_of(sim, module) if entry['token_id'] == sim.token_id]
+        assert [entry['status'] for entry in ours] == [500, 200], ours
+        assert ours[0]['form']['digest'] != ours[1]['form']['digest']
+    assert sim.state.storage['local']['content'] == {'iso', 'vztmpl', 'backup', 'snippets'}  # not overwritten
+    assert sim.state.storage['backup1']['content'] == {'iso', 'backup'}
+
+    # every write meets a new edit: refused twice, then a clear failure
+    sim.request('PUT', '/storage/backup1', {'content': 'iso'})
+    for module in digest_families:
+        sim.before('PUT', r'^/storage/backup1$', edit_another_section, times=None)
+    sim.clear_log()
+    results = faults.run()
+    for module in digest_families:
+        result = results[module]['result']
+        assert failed(results[module]) and result['error'] == 'Conflict', result
+        ours = [entry for entry in writes_of(sim, module) if entry['token_id'] == sim.token_id]
+        assert [entry['status'] for entry in ours] == [500, 500], ours
+
+
+def created_underneath(sim, faults):
+    """Another writer creates the object between our read and our create: PVE refuses ours; judged again, it matches."""
+    other = other_writer(sim)
+    families = [module for module in MODULES if ('created underneath', module) not in NOT_APPLICABLE]
+    for module in families:
+        method, path, form = OTHER_WRITER_CREATES[module]
+        sim.before(method, r'^%s$' % path, lambda params, call=(method, path, form): other(*call), times=1)
+    results = faults.run()
+    for module in families:
+        result = results[module]['result']
+        assert results[module]['status'] == 'ok', result
+        assert result['changed'] is False and result['plan']['action'] == 'none', result
+        assert any('another writer' in warning for warning in result.get('warnings', [])), result
+        ours = [entry for entry in writes_of(sim, module) if entry['token_id'] == sim.token_id]
+        assert len(ours) == 1 and ours[0]['status'] in (400, 500), ours
+
+
+def key_ignored(sim, faults):
+    """PVE answers success but ignores a key: the read-back names the field and the task fails as not converged."""
+    args = dict((module, IGNORED[module][2]) for module in MODULES)
+    for module in MODULES:
+        _option, wire, _args = IGNORED[module]
+        method = 'PUT' if module == 'acl' else 'POST'
+        sim.before(method, r'^%s$' % FAMILIES[module]['prefix'],
+                   lambda params, wire=wire: params.pop(wire, None), times=1)
+    results = faults.run(args=args)
+    for module in MODULES:
+        option = IGNORED[module][0]
+        result = results[module]['result']
+        assert failed(results[module]) and result['error'] == 'NotConverged', result
+        assert 'still differs in: %s' % option in result['msg'], result
+
+
+def openbao_sealed(sim, faults):
+    """OpenBao is sealed: a failure naming the engine; not one request reaches PVE."""
+    sim.bao_fault('sealed')
+    bao_refuses(sim, faults, 'sealed')
+
+
+def openbao_denies(sim, faults):
+    """OpenBao refuses the Vault token: a failure naming the engine; not one request reaches PVE."""
+    sim.bao_fault('deny')
+    bao_refuses(sim, faults, 'permission denied')
+
+
+def openbao_unreachable(sim, faults):
+    """Nothing listens at bao_addr: a failure naming the engine's address; not one request reaches PVE."""
+    address = 'https://127.0.0.1:%d' % unused_port()
+    bao_refuses(sim, faults, address, defaults=dynamic(sim, bao_addr=address))
+
+
+def lease_cache_untrusted(sim, faults):
+    """A lease cache file that is corrupt or readable by others is never trusted: a new mint replaces it, 0600."""
+    defaults = dynamic(sim)
+    runtime = faults.tmp_path / 'run'
+    first = faults.run(defaults=defaults)
+    assert all(first[module]['status'] == 'ok' for module in MODULES), first
+    caches = cache_files(runtime)
+    assert caches, 'the lease cache was not written under %s' % runtime
+    for damage in (lambda path: open(path, 'w').write('{not json'), lambda path: os.chmod(path, 0o644)):
+        for path in cache_files(runtime):
+            damage(path)
+        minted = len(sim.minted())
+        again = faults.run(args=dict((module, absent(module)) for module in MODULES), defaults=defaults)
+        assert all(again[module]['status'] == 'ok' for module in MODULES), again
+        assert len(sim.minted()) == minted + 2  # read and provision minted anew, once each
+        for path in cache_files(runtime):
+            assert os.stat(path).st_mode & 0o077 == 0, oct(os.stat(path).st_mode)
+        faults.run(defaults=defaults)  # present again for the next damage
+
+
+def killed_mid_run(sim, faults):
+    """The run is killed while a write is in flight; the next run converges and nothing is created twice."""
+    victim = MODULES[2]
+
+    def kill_the_run(params):
+        for pid in playbook_processes(faults.tmp_path):
+            os.kill(pid, signal.SIGKILL)
+
+    method = 'PUT' if victim == 'acl' else 'POST'
+    sim.before(method, r'^%s$' % FAMILIES[victim]['prefix'], kill_the_run, times=1)
+    tasks = [{'name': module, 'homeflare.proxmox.%s' % module: args_of(module)} for module in MODULES]
+    killed = faults.playbook(tasks, env=EXECUTION_PATHS[faults.path])
+    assert killed.rc != 0 and [line['task'] for line in killed.results] == MODULES[:2], killed
+    results = faults.run()
+    for module in MODULES:
+        assert results[module]['status'] == 'ok', results[module]
+        assert created_once(sim, module), (module, writes_of(sim, module))
+    assert results[victim]['result']['changed'] is False  # its write had landed before the kill
+
+
+def two_runs_at_once(sim, faults):
+    """Two runs declare the same objects at once: both read before either writes; one creates, the other matches."""
+    for module in MODULES:
+        barrier = threading.Barrier(2, timeout=60)
+        sim.before('GET', READ[module], lambda params, barrier=barrier: barrier.wait(), times=2)
+    outcomes = []
+    threads = [threading.Thread(target=lambda: outcomes.append(faults.run())) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(300)
+    assert len(outcomes) == 2
+    for module in MODULES:
+        assert all(outcome[module]['status'] == 'ok' for outcome in outcomes), [o[module] for o in outcomes]
+        assert created_once(sim, module), (module, writes_of(sim, module))
+        if module != 'acl':
+            changed = sorted(outcome[module]['result']['changed'] for outcome in outcomes)
+            assert changed == [False, True], (module, [o[module] for o in outcomes])
+
+
+FAULTS = {
+    'one member refuses': member_refuses,
+    'one member hangs': member_hangs,
+    'one member unreachable': member_unreachable,
+    'a write may have left': write_may_have_left,
+    'every member down': every_member_down,
+    '401 on a cached minted token': minted_token_revoked,
+    '403 on a read': read_forbidden,
+    '5xx on a read': read_server_error,
+    '5xx on a write': write_server_error,
+    'digest changed underneath': digest_changed_underneath,
+    'created underneath': created_underneath,
+    'a key PVE accepts and ignores': key_ignored,
+    'task outcome': None,  # not applicable to any family yet: see NOT_APPLICABLE
+    'OpenBao sealed': openbao_sealed,
+    'OpenBao denies': openbao_denies,
+    'OpenBao unreachable': openbao_unreachable,
+    'lease cache corrupt or too open': lease_cache_untrusted,
+    'a run killed mid-way, then run again': killed_mid_run,
+    'two runs on the same object at once': two_runs_at_once,
+}
+ROWS = sorted(name for name, row in FAULTS.items() if row is not None)
+
+
+@pytest.mark.parametrize('path', sorted(EXECUTION_PATHS))
+@pytest.mark.parametrize('fault', ROWS)
+def test_fault(sim, playbook, tmp_path, path, fault):
+    api(sim, SETUP)
+    sim.clear_log()
+    FAULTS[fault](sim, Faults(sim, playbook, path, tmp_path))
+
+
+def test_every_row_applies_to_every_family_or_says_why():
+    for (fault, family), why in NOT_APPLICABLE.items():
+        assert fault in FAULTS and family in MODULES and why
+    for fault, row in FAULTS.items():
+        if row is None:
+            assert all((fault, family) in NOT_APPLICABLE for family in MODULES), fault
+
+
+# -- helpers -------------------------------------------------------------------------------------
+
+def unused_port():
+    import socket
+    with socket.socket() as probe:
+        probe.bind(('127.0.0.1', 0))
+        return probe.getsockname()[1]
+
+
+def absent(module):
+    return dict(FAMILIES[module]['absent'])
+
+
+def dynamic(sim, **options):
+    defaults = {'api_host': sim.members, 'ca_path': sim.ca_path, 'bao_addr': sim.bao_addr, 'api_timeout': 5,
+                'bao_token': sim.bao_token, 'bao_ca_path': sim.ca_path, 'bao_creds_mount': sim.bao_mount}
+    defaults.update(options)
+    return defaults
+
+
+def bao_refuses(sim, faults, reason, defaults=None):
+    results = faults.run(defaults=defaults or dynamic(sim))
+    for module in MODULES:
+        result = results[module]['result']
+        assert failed(results[module]) and result['error'] == 'CredentialError', result
+        assert reason in result['msg'] and ('OpenBao' in result['msg'] or 'bao' in result['msg']), result
+    assert sim.log == []
+
+
+def other_writer(sim):
+    """Another client with its own token: its writes are told apart from the task's in the log."""
+    secret = sim.state.add_token('root@pam', 'other', privsep=0)
+    token = ('root@pam!other', secret)
+
+    def write(method, path, form):
+        status, body = sim.request(method, path, form, token=token)
+        assert status == 200, (method, path, status, body)
+    return write
+
+
+def cache_files(runtime):
+    found = []
+    for root, _dirs, files in os.walk(str(runtime)):
+        found += [os.path.join(root, name) for name in files if name.startswith('lease-') and name.endswith('.json')]
+    return found
+
+
+def playbook_processes(marker):
+    """Pids of the ansible processes of this test (their command line names its temporary directory)."""
+    pids = []
+    for entry in os.listdir('/proc'):
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        try:
+            with open('/proc/%s/cmdline' % entry, 'rb') as handle:
+                command = handle.read().decode('utf-8', 'replace')
+        except OSError:
+            continue
+        if str(marker) in command:
+            pids.append(int(entry))
+    return pids
