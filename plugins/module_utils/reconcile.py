@@ -95,7 +95,7 @@ class Family:
     def __init__(self, name, identity, fields, item=None, collection=None, create_on='collection', absence=None,
                  scheme='pve', read_role='read', write_role='provision', retain=False, send_digest=False,
                  task_timeout=None, view=None, report=None, store=None, check_declaration=None, listing=None,
-                 schema=None):
+                 schema=None, check_create=None):
         self.name = name
         self.identity = identity
         self.fields = fields
@@ -113,6 +113,8 @@ class Family:
         self.report = report
         self.store = store or ItemStore()
         self.check_declaration = check_declaration
+        # Rules only a create must meet (a secret PVE's add hook insists on): judged once the object is absent.
+        self.check_create = check_create
         self.listing = listing
         # The call whose parameters the fields' copied rules come from (checked against the official schema).
         self.schema = schema or ('POST', collection if create_on == 'collection' else item)
@@ -223,6 +225,8 @@ def plan(family, declaration, raw):
     if declaration.state == 'absent':
         return Plan(read, 'none' if raw is ABSENT else 'delete', [])
     if raw is ABSENT:
+        if family.check_create:
+            family.check_create(declaration)
         changed = [field.option for field in managed if not field.is_unset(declaration.desired(field))]
         return Plan(read, 'create', changed)
     current = family.current(raw)

@@ -121,6 +121,13 @@ summary:
   returned: always
   type: dict
   sample: {"judged": 12, "matched": 10, "create": 1, "update": 1, "delete": 0, "failed": 0}
+served_by:
+  description:
+    - The cluster member (C(host:port)) that answered last, so a failover is visible in the result.
+    - Absent when no member answered (every member down, or refused before any request).
+  returned: when a member answered
+  type: str
+  sample: "pve2.example.org:8006"
 '''
 
 from ansible_collections.homeflare.proxmox.plugins.module_utils.declare import DECLARE

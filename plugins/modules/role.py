@@ -62,6 +62,13 @@ plan:
   returned: always
   type: dict
   sample: {"read": "found", "action": "update", "changed": ["privs"]}
+served_by:
+  description:
+    - The cluster member (C(host:port)) that answered last, so a failover is visible in the result.
+    - Absent when no member answered (every member down, or refused before any request).
+  returned: when a member answered
+  type: str
+  sample: "pve2.example.org:8006"
 '''
 
 from ansible_collections.homeflare.proxmox.plugins.module_utils.entry import run_module

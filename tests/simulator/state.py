@@ -93,7 +93,8 @@ class ClusterState:
         self.acl = {}  # normalised path -> {"users"|"groups"|"tokens": {id: {role: propagate}}}
         self.token_secrets = {}  # "user@realm!name" -> secret (priv/token.cfg)
         self.passwords = {}      # userid -> password (realm pve shadow / PAM)
-        # storage.cfg (SectionConfig) + secrets kept in /etc/pve/priv
+        # storage.cfg (SectionConfig) + the secrets its plugins keep in /etc/pve/priv:
+        # storage id -> {option: value} (password, keyring, encryption-key, master-pubkey)
         self.storage = OrderedDict()
         self.storage_secrets = {}
         # guests known to the cluster (vmid -> {"type": "qemu"|"lxc", "node": ...});
@@ -262,6 +263,10 @@ class ClusterState:
     # -- storage.cfg --------------------------------------------------------
     @staticmethod
     def render_value(key, value):
+        """Storage::Plugin encode_value: sets as lists (empty content is ``none``),
+        content-dirs as ``type=path`` pairs."""
+        if isinstance(value, dict):
+            return ",".join(f"{k}={v}" for k, v in sorted(value.items()))
         if isinstance(value, (set, frozenset)):
             text = ",".join(sorted(value))
             return text or ("none" if key == "content" else "")
@@ -287,23 +292,38 @@ class ClusterState:
         return scfg
 
     def storage_view(self, sid):
-        """What GET /storage/{storage} answers (api_storage_config)."""
+        """What GET /storage/{storage} answers: api_storage_config over what parse_config
+        made of the section (the type's default content, ``shared`` forced on the types of
+        @SHARED_STORAGE). content-dirs stays a map, as api_storage_config leaves it."""
         scfg = self.storage[sid]
+        info = STORAGE_TYPES[scfg["type"]]
         res = {"storage": sid, "digest": self.storage_digest()}
         for key, value in scfg.items():
-            if key == "content":
+            if isinstance(value, (set, frozenset)):
                 res[key] = self.render_value(key, value)
-            elif key == "nodes":
-                res[key] = ",".join(sorted(value))
+            elif isinstance(value, dict):
+                res[key] = dict(value)
             else:
                 res[key] = value
-        if "content" not in res:
-            res["content"] = "none"
+        res.setdefault("content", ",".join(sorted(info["default_content"])))
+        if info.get("shared"):
+            res["shared"] = 1
         return res
 
     @staticmethod
     def storage_type_info(typ):
         return STORAGE_TYPES.get(typ)
+
+    def set_storage_secret(self, sid, key, value):
+        """Write one of a storage's files under /etc/pve/priv (password, keyring, encryption
+        key, master public key); ``None`` removes it."""
+        stored = self.storage_secrets.setdefault(sid, {})
+        if value is None:
+            stored.pop(key, None)
+        else:
+            stored[key] = value
+        if not stored:
+            del self.storage_secrets[sid]
 
     # -- tasks --------------------------------------------------------------
     def start_task(self, node, type, id, user, exitstatus="OK", duration=0.0, log=None):

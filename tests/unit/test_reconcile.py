@@ -152,7 +152,8 @@ def test_storage_clear_wins_and_digest_is_sent():
     live = {'storage': 'nfs1', 'type': 'nfs', 'server': 'nas', 'export': '/e', 'content': 'iso,backup',
             'nodes': 'node1', 'digest': 'abc'}
     client = FakeClient({'/storage/nfs1': live})
-    reconcile(client, storage.FAMILY, params(storage, storage='nfs1', type='nfs', content=['iso'], nodes=[]))
+    reconcile(client, storage.FAMILY, params(storage, storage='nfs1', type='nfs', server='nas', export='/e',
+                                             content=['iso'], nodes=[]))
     method, path, form = client.writes()[0][:3]
     assert (method, path) == ('PUT', '/storage/nfs1')
     assert form == {'content': 'iso', 'delete': 'nodes', 'digest': 'abc'}

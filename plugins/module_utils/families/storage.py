@@ -12,13 +12,83 @@ from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import (
     PRUNE_BACKUPS, Flag, Integer, PropertyString, Text, TokenSet, prune_backups_rule)
 from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Absence, Family, Listing
 
-TYPES = ['btrfs', 'cephfs', 'cifs', 'dir', 'esxi', 'iscsi', 'iscsidirect', 'lvm', 'lvmthin', 'nfs', 'pbs', 'rbd',
-         'zfs', 'zfspool']
+# What each plugin of pve-storage 9 takes (PVE/Storage/<Type>Plugin.pm: options() and plugindata()), in wire
+# names: the options it accepts, those a create needs (less the path PVE defaults to /mnt/pve/<id> for nfs,
+# cifs and cephfs), the content it can hold. Kept in step with the simulator's port by
+# tests/unit/test_storage_types_table.py.
+_FILE_STORE = ['content', 'create-base-path', 'create-subdirs', 'disable', 'format', 'max-protected-backups', 'nodes',
+               'prune-backups']
+_FILE_CONTENT = ['images', 'rootdir', 'vztmpl', 'iso', 'backup', 'snippets', 'import']
+_BLOCK = ['content', 'disable', 'nodes']
+PLUGINS = {
+    'btrfs': dict(options=_FILE_STORE + ['is_mountpoint', 'nocow', 'path', 'preallocation', 'shared'],
+                  required=['path'], content=_FILE_CONTENT),
+    'cephfs': dict(options=_FILE_STORE + ['fs-name', 'fuse', 'keyring', 'monhost', 'options', 'path', 'subdir',
+                                          'username'],
+                   required=[], content=['vztmpl', 'iso', 'backup', 'snippets', 'import']),
+    'cifs': dict(options=_FILE_STORE + ['domain', 'options', 'password', 'path', 'preallocation', 'server', 'share',
+                                        'smbversion', 'snapshot-as-volume-chain', 'subdir', 'username'],
+                 required=['server', 'share'], content=_FILE_CONTENT),
+    'dir': dict(options=_FILE_STORE + ['is_mountpoint', 'path', 'preallocation', 'shared', 'snapshot-as-volume-chain'],
+                required=['path'], content=_FILE_CONTENT),
+    'esxi': dict(options=_BLOCK + ['password', 'port', 'server', 'shared', 'skip-cert-verification', 'username'],
+                 required=['server', 'username'], content=['import'], create_needs=['password']),
+    'iscsi': dict(options=_BLOCK + ['portal', 'target'], required=['portal', 'target'], content=['images']),
+    'iscsidirect': dict(options=_BLOCK + ['portal', 'target'], required=['portal', 'target'], content=['images']),
+    'lvm': dict(options=_BLOCK + ['base', 'saferemove', 'shared', 'snapshot-as-volume-chain', 'tagged_only',
+                                  'vgname'],
+                required=['vgname'], content=['images', 'rootdir']),
+    'lvmthin': dict(options=_BLOCK + ['thinpool', 'vgname'], required=['thinpool', 'vgname'],
+                    content=['images', 'rootdir']),
+    'nfs': dict(options=_FILE_STORE + ['export', 'options', 'path', 'preallocation', 'server',
+                                       'snapshot-as-volume-chain'],
+                required=['export', 'server'], content=_FILE_CONTENT),
+    'pbs': dict(options=['content', 'datastore', 'disable', 'encryption-key', 'fingerprint', 'master-pubkey',
+                         'max-protected-backups', 'namespace', 'nodes', 'password', 'port', 'prune-backups', 'server',
+                         'username'],
+                required=['datastore', 'server'], content=['backup']),
+    'rbd': dict(options=_BLOCK + ['data-pool', 'keyring', 'krbd', 'monhost', 'namespace', 'pool', 'username'],
+                required=[], content=['images', 'rootdir']),
+    'zfs': dict(options=_BLOCK + ['blocksize', 'comstar_hg', 'comstar_tg', 'iscsiprovider', 'lio_tpg', 'nowritecache',
+                                  'pool', 'portal', 'sparse', 'target', 'zfs-base-path'],
+                required=['blocksize', 'iscsiprovider', 'pool', 'portal', 'target'], content=['images']),
+    'zfspool': dict(options=_BLOCK + ['blocksize', 'mountpoint', 'pool', 'sparse'], required=['pool'],
+                    content=['images', 'rootdir']),
+}
+TYPES = sorted(PLUGINS)
 
 
-def require_type(ident, declared, state):
-    if state == 'present' and not declared.get('type'):
+def check_plugin(ident, declared, state):
+    """The type's own rules, before any request: what PVE would refuse, or silently drop (content it cannot hold)."""
+    if state != 'present':
+        return
+    kind = declared.get('type')
+    if not kind:
         raise DeclarationError('option type is required with state=present (one of %s)' % ', '.join(TYPES))
+    plugin = PLUGINS[kind]
+    by_wire = dict((field.wire, field) for field in FAMILY.fields)
+    foreign = sorted(by_wire[wire].option for wire in by_wire
+                     if wire != 'type' and by_wire[wire].option in declared and wire not in plugin['options'])
+    if foreign:
+        raise DeclarationError('option %s: a %s storage does not take %s' % (
+            foreign[0], kind, ', '.join(foreign)))
+    missing = [by_wire[wire].option for wire in plugin['required'] if not declared.get(by_wire[wire].option)]
+    if missing:
+        raise DeclarationError('option %s is required for a %s storage (it needs %s)' % (
+            missing[0], kind, ', '.join(by_wire[wire].option for wire in plugin['required'])))
+    unsupported = [item for item in declared.get('content') or [] if item not in plugin['content']]
+    if unsupported:
+        raise DeclarationError('option content: a %s storage cannot hold %s (it holds %s)' % (
+            kind, ', '.join(unsupported), ', '.join(plugin['content'])))
+
+
+def check_create(declaration):
+    """What the plugin's add hook insists on (ESXi: the password), only known to matter once the storage is absent."""
+    missing = [wire.replace('-', '_') for wire in PLUGINS[declaration.values['type']].get('create_needs', [])
+               if not declaration.values.get(wire.replace('-', '_'))]
+    if missing:
+        raise DeclarationError('option %s is required to create a %s storage' % (
+            missing[0], declaration.values['type']))
 
 
 def located(wire, **kwargs):
@@ -101,5 +171,6 @@ FAMILY = Family(
     retain=True,
     # storage.cfg's digest: a storage edited by someone else between read and write is not overwritten.
     send_digest=True,
-    check_declaration=require_type,
+    check_declaration=check_plugin,
+    check_create=check_create,
 )
