@@ -19,6 +19,9 @@ description:
     declaration that differs fails naming the field, and nothing is written.
   - Every value is checked against PVE's own format for it (storage id, paths, server names, portals, volume group
     names, mount options, fingerprints, ranges, the prune-backups keys) before any request.
+  - So is the type's own table (pve-storage 9's plugins) - an option the type does not take, a missing option it
+    needs (for example O(server) and O(export) for V(nfs)), content it cannot hold; each is refused before any request
+    rather than sent for PVE to refuse or silently drop.
   - O(password), O(keyring), O(encryption_key) and O(master_pubkey) are sent when the storage is created and never
     read, compared, returned or shown; PVE keeps them apart from C(storage.cfg) and does not return them.
   - The item is read with the write credential (PVE wants C(Datastore.Allocate) even to read it).
@@ -199,7 +202,9 @@ options:
     description: Maximum number of protected backups per guest (wire name C(max-protected-backups)); V(-1) is unlimited.
     type: int
   password:
-    description: Password for V(cifs), V(pbs) or V(esxi), at most 256 characters. Sent on create only; never read, compared or shown.
+    description:
+      - Password for V(cifs), V(pbs) or V(esxi), at most 256 characters. Sent on create only; never read, compared or shown.
+      - Creating an V(esxi) storage needs it.
     type: str
   keyring:
     description: Ceph keyring of an external cluster. Sent on create only; never read, compared or shown.
@@ -208,7 +213,9 @@ options:
     description: Client-side encryption key of a V(pbs) storage (wire name C(encryption-key)). Sent on create only; never read, compared or shown.
     type: str
   master_pubkey:
-    description: Master public key (PEM) of a V(pbs) storage's encrypted backups (wire name C(master-pubkey)). Sent on create only; never read, compared or shown.
+    description:
+      - Master public key (PEM) of a V(pbs) storage's encrypted backups (wire name C(master-pubkey)).
+      - Sent on create only; never read, compared or shown.
     type: str
   confirm_removal:
     description: Must be V(true) with O(state=absent); removing a storage definition cuts guests off their disks.

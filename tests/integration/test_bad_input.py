@@ -115,6 +115,11 @@ CORPUS = [
     ('storage', {'storage': 'f1', 'type': 'cephfs', 'fs_name': '1fs'}, 'fs_name'),
     ('storage', {'storage': 'l1', 'type': 'lvm', 'vgname': 'vg/1'}, 'vgname'),
     ('storage', {'storage': 'l1', 'type': 'lvm', 'vgname': 'vg1', 'base': 'no-volume'}, 'base'),
+    ('storage', directory(export='/srv/x'), 'export'),
+    ('storage', {'storage': 'n1', 'type': 'nfs', 'server': 'nas1', 'export': '/srv', 'shared': True}, 'shared'),
+    ('storage', {'storage': 'n1', 'type': 'nfs', 'server': 'nas1'}, 'export'),
+    ('storage', {'storage': 't1', 'type': 'lvmthin', 'vgname': 'pve'}, 'thinpool'),
+    ('storage', {'storage': 'l1', 'type': 'lvm', 'vgname': 'vg1', 'content': ['iso']}, 'content'),
     # the connection, on any module
     ('pool', {'poolid': 'lab', 'api_port': 70000}, 'api_port'),
     ('pool', {'poolid': 'lab', 'api_port': 0}, 'api_port'),

@@ -366,7 +366,7 @@ def two_runs_at_once(sim, faults):
         barrier = threading.Barrier(2, timeout=60)
         sim.before('GET', READ[module], lambda params, barrier=barrier: barrier.wait(), times=2)
     outcomes = []
-    threads = [threading.Thread(target=lambda: outcomes.append(faults.run())) for _ in range(2)]
+    threads = [threading.Thread(target=lambda: outcomes.append(faults.run())) for _run in range(2)]
     for thread in threads:
         thread.start()
     for thread in threads:

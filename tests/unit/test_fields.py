@@ -122,3 +122,54 @@ def test_a_user_s_group_must_be_a_group_id():
     params = dict(userid='alice@pve', groups=['ops', 'night shift'], state='present')
     with pytest.raises(DeclarationError, match="option groups: 'night shift' is not a valid pve-groupid"):
         FAMILY.declaration(params)
+
+
+# -- PVE's rules, copied from the schema (formats.py) -------------------------------------------
+
+from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import (  # noqa: E402
+    PRUNE_BACKUPS, prune_backups_rule)
+from ansible_collections.homeflare.proxmox.plugins.module_utils.formats import FORMATS, why_not  # noqa: E402
+
+PRUNE = PropertyString('prune-backups', keys=PRUNE_BACKUPS, rule=prune_backups_rule)
+
+
+@pytest.mark.parametrize('field, value, message', [
+    (Text('comment', max_length=5), 'toolong', "option comment: 'toolong' is 7 characters long; at most 5"),
+    (Text('email', format='email-opt'), 'alice@', "is not a valid email-opt"),
+    (TokenSet('privs', format='pve-priv'), ['VM.Adit'], 'nearest: VM.Audit'),
+    (TokenSet('nodes', format='pve-node'), ['node_1'], "'node_1' is not a valid pve-node"),
+    (Text('fingerprint', pattern=r'([A-Fa-f0-9]{2}:){31}[A-Fa-f0-9]{2}'), 'ab:cd', 'does not match the pattern'),
+    (PRUNE, 'keep-lots=3', "has the key 'keep-lots'"),
+    (PRUNE, 'keep-last=0', 'below the minimum 1'),
+    (PRUNE, 'keep-last=x', 'not a whole number'),
+    (PRUNE, 'keep-all=1,keep-last=3', 'keep-all alone'),
+    (PRUNE, 'keep-last=1,keep-last=2', 'names a key twice'),
+])
+def test_pve_rules_refuse_with_a_sentence(field, value, message):
+    with pytest.raises(DeclarationError, match=message):
+        field.declared(value)
+
+
+@pytest.mark.parametrize('field, value', [
+    (Text('email', format='email-opt'), ''),
+    (PRUNE, 'keep-all=1'),
+    (PRUNE, 'keep-last=3,keep-daily=7'),
+    (Text('schedule', format='pve-calendar-event'), 'mon..fri 02:30'),
+    (TokenSet('monhost', format='pve-storage-portal-dns'), ['10.0.0.1:6789', '[fe80::1]:6789', 'mon1']),
+])
+def test_pve_rules_accept_what_pve_accepts(field, value):
+    field.declared(value)
+
+
+@pytest.mark.parametrize('name, good, bad', [
+    ('CIDR', ['10.0.0.0/24', '10.0.0.1/8', 'fd00::/64'], ['10.0.0.0', '10.0.0.0/7', '10.0.0.0/33', 'x/24']),
+    ('CIDRv4', ['192.168.1.0/24'], ['fd00::/64']),
+    ('mac-addr', ['02:00:00:00:00:01', 'AA:BB:CC:DD:EE:F0'], ['01:00:5e:00:00:01', 'aa-bb-cc-dd-ee-f0']),
+    ('email', ['first.last+tag@mail.example.org'], ['not an email', '@x']),
+    ('pve-calendar-event', ['daily', 'sat 03:00', '*:0/15'], ['', '12:60', 'blah']),
+    ('pve-tokenid-list', ['ci@pve!ro,root@pam!ci'], ['ci@pve']),
+])
+def test_named_formats(name, good, bad):
+    assert all(FORMATS[name].accepts(value) for value in good)
+    assert not any(FORMATS[name].accepts(value) for value in bad)
+    assert why_not(name, bad[0])

@@ -3,7 +3,7 @@
 import pytest
 
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import (
-    ApiError, DeclarationError, Forbidden, NotConverged, Refused, Unreachable)
+    ApiError, Conflict, DeclarationError, Forbidden, NotConverged, Refused, Unreachable)
 from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import plan, reconcile
 from ansible_collections.homeflare.proxmox.plugins.modules import acl, pool, role, storage, user
 
@@ -20,6 +20,8 @@ class FakeClient:
 
     def _fail(self, method, path):
         error = self.errors.get((method, path))
+        if isinstance(error, list):  # one error per call, then success
+            error = error.pop(0) if error else None
         if error:
             raise error
 
@@ -293,3 +295,71 @@ def test_a_failed_task_fails_the_run():
     from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import TaskFailed
     with pytest.raises(TaskFailed, match='no space left'):
         reconcile(TaskClient('no space left'), task_family(), {'name': 'tank', 'state': 'present', 'task_timeout': 5})
+
+
+def test_an_esxi_storage_is_not_created_without_its_password():
+    client = FakeClient()
+    with pytest.raises(DeclarationError, match='option password is required to create a esxi storage'):
+        reconcile(client, storage.FAMILY, params(storage, storage='esx1', type='esxi', server='esx.example.org',
+                                                 username='root'))
+    assert client.writes() == []
+
+
+def test_an_existing_esxi_storage_is_adopted_without_its_password():
+    live = {'storage': 'esx1', 'type': 'esxi', 'server': 'esx.example.org', 'username': 'root', 'content': 'import'}
+    client = FakeClient({'/storage/esx1': live})
+    result = reconcile(client, storage.FAMILY, params(storage, storage='esx1', type='esxi', server='esx.example.org',
+                                                      username='root'))
+    assert result['changed'] is False and client.writes() == []
+
+
+MODIFIED = 'update storage failed: detected modified configuration - file changed by other user? Try again.'
+
+
+def nfs_live(digest):
+    return {'storage': 'nfs1', 'type': 'nfs', 'server': 'nas', 'export': '/e', 'content': 'backup', 'digest': digest}
+
+
+def nfs_params(**changes):
+    return params(storage, **dict(dict(storage='nfs1', type='nfs', server='nas', export='/e', content=['iso']),
+                                  **changes))
+
+
+def test_a_digest_refusal_is_read_and_judged_again_once():
+    client = FakeClient({'/storage/nfs1': nfs_live('d1')},
+                        errors={('PUT', '/storage/nfs1'): [ApiError.for_status(500, MODIFIED)]})
+    result = reconcile(client, storage.FAMILY, nfs_params())
+    puts = [call for call in client.writes() if call[0] == 'PUT']
+    assert len(puts) == 2 and result['changed'] is True
+    assert any('another writer' in warning for warning in result['warnings'])
+
+
+def test_a_second_digest_refusal_is_a_conflict_and_nothing_more_is_sent():
+    refusals = [ApiError.for_status(500, MODIFIED), ApiError.for_status(500, MODIFIED)]
+    client = FakeClient({'/storage/nfs1': nfs_live('d1')}, errors={('PUT', '/storage/nfs1'): refusals})
+    with pytest.raises(Conflict, match='refused twice'):
+        reconcile(client, storage.FAMILY, nfs_params())
+    assert len(client.writes()) == 2
+
+
+def test_a_create_refused_as_existing_is_judged_again_and_may_already_match():
+    client = FakeClient(errors={('POST', '/pools'): [ApiError.for_status(500, "pool 'lab' already exists")]})
+    original_fail = client._fail
+
+    def another_writer_created_it(method, path):
+        if method == 'POST':
+            client.objects['/pools/lab'] = {'poolid': 'lab', 'comment': 'Lab'}
+        original_fail(method, path)
+
+    client._fail = another_writer_created_it
+    result = reconcile(client, pool.FAMILY, params(pool, poolid='lab', comment='Lab'))
+    assert result['changed'] is False and result['plan']['action'] == 'none'
+    assert len(client.writes()) == 1
+
+
+def test_other_write_errors_are_not_retried():
+    client = FakeClient({'/storage/nfs1': nfs_live('d1')},
+                        errors={('PUT', '/storage/nfs1'): [ApiError.for_status(500, 'got timeout')]})
+    with pytest.raises(ApiError, match='got timeout'):
+        reconcile(client, storage.FAMILY, nfs_params())
+    assert len(client.writes()) == 1
