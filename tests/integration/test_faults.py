@@ -321,14 +321,20 @@ def openbao_unreachable(sim, faults):
 
 
 def lease_cache_untrusted(sim, faults):
-    """A lease cache file that is corrupt or readable by others is never trusted: a new mint replaces it, 0600."""
+    """A lease cache file that is corrupt, readable by others or (as root) foreign-owned is never trusted.
+
+    A new mint replaces it with a 0600 file of this user.
+    """
     defaults = dynamic(sim)
     runtime = faults.tmp_path / 'run'
     first = faults.run(defaults=defaults)
     assert all(first[module]['status'] == 'ok' for module in MODULES), first
     caches = cache_files(runtime)
     assert caches, 'the lease cache was not written under %s' % runtime
-    for damage in (lambda path: open(path, 'w').write('{not json'), lambda path: os.chmod(path, 0o644)):
+    damages = [lambda path: open(path, 'w').write('{not json'), lambda path: os.chmod(path, 0o644)]
+    if os.geteuid() == 0:  # only root can give a file away
+        damages.append(lambda path: os.chown(path, 65534, 65534))
+    for damage in damages:
         for path in cache_files(runtime):
             damage(path)
         minted = len(sim.minted())
@@ -337,6 +343,7 @@ def lease_cache_untrusted(sim, faults):
         assert len(sim.minted()) == minted + 2  # read and provision minted anew, once each
         for path in cache_files(runtime):
             assert os.stat(path).st_mode & 0o077 == 0, oct(os.stat(path).st_mode)
+            assert os.stat(path).st_uid == os.geteuid()
         faults.run(defaults=defaults)  # present again for the next damage
 
 
