@@ -17,7 +17,7 @@ import re
 from ansible_collections.homeflare.proxmox.plugins.module_utils.api import item_path
 from ansible_collections.homeflare.proxmox.plugins.module_utils.credentials import CONNECTION_ARGUMENT_SPEC
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import (
-    ApiError, Conflict, DeclarationError, NotConverged, Refused)
+    ApiError, Conflict, DeclarationError, NotConverged, Refused, Unreadable)
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import MISSING, UNMANAGED
 from ansible_collections.homeflare.proxmox.plugins.module_utils.tasks import parse_upid, wait_for_task
 
@@ -95,14 +95,17 @@ class Family:
     def __init__(self, name, identity, fields, item=None, collection=None, create_on='collection', absence=None,
                  scheme='pve', read_role='read', write_role='provision', retain=False, send_digest=False,
                  task_timeout=None, view=None, report=None, store=None, check_declaration=None, listing=None,
-                 schema=None, check_create=None):
+                 schema=None, check_create=None, singleton=False):
         self.name = name
         self.identity = identity
         self.fields = fields
         self.item = item
         self.collection = collection
         self.create_on = create_on
-        self.absence = absence or Absence()
+        # A singleton always exists (datacenter options, a scope's firewall options): no state option,
+        # no create, no delete, and no answer means absent.
+        self.singleton = singleton
+        self.absence = absence or (Absence(()) if singleton else Absence())
         self.scheme = scheme
         self.read_role = read_role
         self.write_role = write_role
@@ -130,7 +133,8 @@ class Family:
             if field.managed_when_undeclared:
                 option['default'] = field.default
             spec[field.option] = option
-        spec['state'] = dict(type='str', default='present', choices=['present', 'absent'])
+        if not self.singleton:
+            spec['state'] = dict(type='str', default='present', choices=['present', 'absent'])
         if self.retain:
             spec['confirm_removal'] = dict(type='bool', default=False)
         if self.task_timeout:
@@ -148,6 +152,8 @@ class Family:
         return tuple(ident[field.option] for field in self.identity)
 
     def describe(self, ident):
+        if not self.identity:
+            return self.name
         return "%s '%s'" % (self.name, "', '".join(str(ident[field.option]) for field in self.identity))
 
     # -- judging -------------------------------------------------------------------------
@@ -224,6 +230,8 @@ def plan(family, declaration, raw):
     managed = family.managed(declaration)
     if declaration.state == 'absent':
         return Plan(read, 'none' if raw is ABSENT else 'delete', [])
+    if raw is ABSENT and family.singleton:
+        raise Unreadable('%s has no answer to read, and it always exists' % family.describe(declaration.ident))
     if raw is ABSENT:
         if family.check_create:
             family.check_create(declaration)

@@ -101,6 +101,19 @@ class ClusterState:
         # no guest family is simulated yet, pools consult this for membership.
         self.guests = {}
         self.tasks = {}
+        # Cluster families, one attribute per config file; each handler module owns its own:
+        self.realms = OrderedDict()           # domains.cfg (handlers/domains.py)
+        self.realm_secrets = {}               # /etc/pve/priv/realm/<realm>.pw
+        self.datacenter = {}                  # datacenter.cfg (handlers/cluster_options.py)
+        self.backup_jobs = OrderedDict()      # jobs.cfg vzdump sections (handlers/backup.py)
+        self.replication_jobs = OrderedDict()  # replication.cfg (handlers/replication.py)
+        self.metric_servers = OrderedDict()   # status.cfg (handlers/metrics.py)
+        self.notification_endpoints = OrderedDict()  # notifications.cfg endpoints (handlers/notifications.py)
+        self.notification_matchers = OrderedDict()   # notifications.cfg matchers
+        self.notification_secrets = {}        # priv/notifications.cfg
+        self.ha_resources = OrderedDict()     # ha/resources.cfg (handlers/ha.py)
+        self.ha_rules = OrderedDict()         # ha/rules.cfg
+        self.firewall = {}                    # scope -> firewall config (handlers/firewall.py)
         # knobs for behaviour that differs between PVE versions / field reports
         self.acl_omit_default_propagate = True
         self._order_counter = 0
@@ -109,6 +122,9 @@ class ClusterState:
     def _seed(self):
         self.users["root@pam"] = {"enable": 1, "expire": 0, "groups": set(), "tokens": {},
                                   "email": "root@localhost"}
+        # PVE's two built-in realms (domains.cfg as pve-manager writes it on install)
+        self.realms["pam"] = {"type": "pam", "comment": "Linux PAM standard authentication"}
+        self.realms["pve"] = {"type": "pve", "comment": "Proxmox VE authentication server", "default": 1}
         self.storage["local"] = {"type": "dir", "path": "/var/lib/vz",
                                  "content": {"iso", "vztmpl", "backup"}}
         self.storage["local-lvm"] = {"type": "lvmthin", "thinpool": "data", "vgname": "pve",
@@ -116,7 +132,9 @@ class ClusterState:
 
     # -- transactions (see errors.locked) ----------------------------------
     _FILES = ("users", "groups", "custom_roles", "pools", "acl", "token_secrets", "passwords",
-              "storage", "storage_secrets")
+              "storage", "storage_secrets", "realms", "realm_secrets", "datacenter", "backup_jobs",
+              "replication_jobs", "metric_servers", "notification_endpoints", "notification_matchers",
+              "notification_secrets", "ha_resources", "ha_rules", "firewall")
 
     def snapshot(self):
         return {name: copy.deepcopy(getattr(self, name)) for name in self._FILES}

@@ -1,0 +1,1 @@
+"""/cluster/backup: vzdump backup jobs (jobs.cfg)."""

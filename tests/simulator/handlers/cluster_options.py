@@ -1,0 +1,1 @@
+"""/cluster/options: datacenter.cfg."""

@@ -1,0 +1,1 @@
+"""/access/domains: authentication realms (domains.cfg)."""

@@ -1,0 +1,1 @@
+"""/cluster/firewall and /nodes/{node}/firewall: aliases, ipsets, options, rules, security groups."""

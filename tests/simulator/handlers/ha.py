@@ -1,0 +1,1 @@
+"""/cluster/ha: HA resources and rules (ha/resources.cfg, ha/rules.cfg)."""

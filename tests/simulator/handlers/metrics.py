@@ -1,0 +1,1 @@
+"""/cluster/metrics/server: external metric servers (status.cfg)."""

@@ -1,0 +1,1 @@
+"""/cluster/notifications: endpoints and matchers (notifications.cfg)."""

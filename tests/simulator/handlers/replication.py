@@ -1,0 +1,1 @@
+"""/cluster/replication: storage replication jobs (replication.cfg)."""
