@@ -35,6 +35,8 @@ class Field:
     ``create_only`` sent on create, compared when declared, never sent on update (a change is refused).
     ``secret``     sent on create only; never read, compared, returned or shown.
     ``clear``      how a value equal to "unset" is written on update: 'empty' sends it, 'delete' lists it in delete=.
+    ``always_send`` sent with every update too, drifted or not (PVE wants it on every PUT: a metric server's
+                   ``server`` and ``port``, an HA rule's ``type``); a create-only field so marked is re-sent as is.
     ``absent_means`` the canonical value of a key the server left out (the kind's empty value otherwise).
 
     PVE's rules for a value, copied from the official schema (``formats.py`` says how they are kept
@@ -49,7 +51,8 @@ class Field:
 
     def __init__(self, wire, option=None, default=UNMANAGED, create_only=False, secret=False, clear='empty',
                  choices=None, pattern=None, required=False, minimum=None, maximum=None, normalise=None,
-                 absent_means=MISSING, format=None, min_length=None, max_length=None, schema_key=MISSING):
+                 absent_means=MISSING, format=None, min_length=None, max_length=None, schema_key=MISSING,
+                 always_send=False):
         if absent_means is not MISSING:
             self.unset = absent_means
         self.wire = wire
@@ -66,6 +69,7 @@ class Field:
         self.min_length = min_length
         self.max_length = max_length
         self.schema_key = wire if schema_key is MISSING else schema_key
+        self.always_send = always_send
         self.required = required
         self.minimum = minimum
         self.maximum = maximum

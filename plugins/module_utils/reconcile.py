@@ -95,7 +95,7 @@ class Family:
     def __init__(self, name, identity, fields, item=None, collection=None, create_on='collection', absence=None,
                  scheme='pve', read_role='read', write_role='provision', retain=False, send_digest=False,
                  task_timeout=None, view=None, report=None, store=None, check_declaration=None, listing=None,
-                 schema=None, check_create=None, singleton=False):
+                 schema=None, check_create=None, singleton=False, created=None):
         self.name = name
         self.identity = identity
         self.fields = fields
@@ -105,6 +105,9 @@ class Family:
         # A singleton always exists (datacenter options, a scope's firewall options): no state option,
         # no create, no delete, and no answer means absent.
         self.singleton = singleton
+        # What a create's answer holds that no read ever gives again (a new API token's secret):
+        # created(answer) -> values merged into the result of that one run.
+        self.created = created
         self.absence = absence or (Absence(()) if singleton else Absence())
         self.scheme = scheme
         self.read_role = read_role
@@ -273,6 +276,10 @@ def update_form(family, declaration, changed, raw):
             delete.append(field.wire)
         else:
             form[field.wire] = field.encode(value)
+    for field in family.fields:
+        value = declaration.desired(field)
+        if field.always_send and field.wire not in form and value is not UNMANAGED and value is not None:
+            form[field.wire] = field.encode(value)
     if delete:
         form['delete'] = delete if family.scheme == 'pbs' else ','.join(delete)
     if family.send_digest and raw.get('digest'):
@@ -329,6 +336,8 @@ def reconcile(client, family, params, check_mode=False):
                                'overwritten; run again when the other writer is done.'
                                % (family.describe(ident), again.reason.strip()))
             raise
+    if the_plan.action == 'create' and family.created:
+        result.update(family.created(answer))
     if parse_upid(answer):
         outcome = wait_for_task(client, answer, family.write_role, declaration.task_timeout or 60)
         if outcome.warning:
