@@ -363,3 +363,39 @@ def test_other_write_errors_are_not_retried():
     with pytest.raises(ApiError, match='got timeout'):
         reconcile(client, storage.FAMILY, nfs_params())
     assert len(client.writes()) == 1
+
+
+def singleton_family():
+    from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Text
+    from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Family
+    return Family(name='datacenter options', identity=[], fields=[Text('keyboard'), Text('console')],
+                  item='/cluster/options', singleton=True, send_digest=True)
+
+
+def test_a_singleton_has_no_state_option_and_is_never_created():
+    family = singleton_family()
+    assert 'state' not in family.argument_spec()
+    client = FakeClient({'/cluster/options': {'keyboard': 'en-us', 'digest': 'd1'}})
+    result = reconcile(client, family, {'keyboard': 'de', 'console': None})
+    assert result['plan'] == {'read': 'found', 'action': 'update', 'changed': ['keyboard']}
+    assert client.writes()[0][:3] == ('PUT', '/cluster/options', {'keyboard': 'de', 'digest': 'd1'})
+
+
+def test_a_singleton_that_answers_nothing_is_unreadable_never_created():
+    family = singleton_family()
+    client = FakeClient(missing=ApiError.for_status(404, 'no such file'))
+    with pytest.raises(ApiError):
+        reconcile(client, family, {'keyboard': 'de', 'console': None})
+    assert client.writes() == []
+
+
+def test_always_sent_fields_go_with_every_update():
+    from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Integer, Text
+    from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Family
+    family = Family(name='metric server', identity=[Text('id', required=True)], create_on='item',
+                    item='/cluster/metrics/server/{id}',
+                    fields=[Text('server', always_send=True), Integer('port', always_send=True), Integer('mtu')])
+    live = {'server': 'influx', 'port': '8086', 'mtu': 1500}
+    client = FakeClient({'/cluster/metrics/server/m1': live})
+    reconcile(client, family, {'id': 'm1', 'server': 'influx', 'port': 8086, 'mtu': 9000, 'state': 'present'})
+    assert client.writes()[0][2] == {'mtu': '9000', 'server': 'influx', 'port': '8086'}
