@@ -156,12 +156,17 @@ FORMATS = dict((fmt.name, fmt) for fmt in [
            'a unicast MAC address, six hex pairs separated by colons'),
     Format('pve-vmid', _full(r'[1-9][0-9]{2,8}'), 'a guest id from 100 to 999999999'),
     Format('pve-tag', _full(r'[a-z0-9_][a-z0-9_\-+.]*', re.I), "letters, digits, '_', '-', '+' and '.'"),
+    # PVE::HA::Tools (pve-ha-manager): an HA resource id, one that may be a bare VMID, a node with its priority.
+    Format('pve-ha-resource-id', _full(r'[a-z]+:\S+'), 'type:name, for example vm:100 or ct:101'),
+    Format('pve-ha-resource-or-vm-id', _full(r'[a-z]+:\S+|[0-9]+'), 'type:name (vm:100, ct:101) or a VMID'),
+    Format('pve-ha-node', _full(DNS_LABEL + r'(:[0-9]+)?'), 'a node name, optionally with :<priority> (node2:10)'),
     Format('pve-calendar-event', lambda text: parse_calendar_event(text) is None,
            "a calendar event such as 'daily', 'sat 02:30' or 'mon..fri *:0/15'"),
 ])
 
 for _name in ('pve-userid', 'pve-groupid', 'pve-roleid', 'pve-tokenid', 'pve-node', 'pve-priv',
-              'pve-storage-content', 'pve-storage-portal-dns', 'pve-vmid', 'pve-tag'):
+              'pve-storage-content', 'pve-storage-portal-dns', 'pve-vmid', 'pve-tag', 'pve-ha-resource-id',
+              'pve-ha-node'):
     _single = FORMATS[_name]
     FORMATS[_name + '-list'] = Format(_name + '-list', _list_of(_single), 'a list of: ' + _single.allowed,
                                       choices=_single.choices)

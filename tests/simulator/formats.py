@@ -229,6 +229,11 @@ FORMATS = {
                         "invalid network interface name '{value}'", re.I),
     "pve-bridge-id": _regex(r"^[-_.\w\d]+$", "invalid bridge ID '{value}'"),
     "pve-tag": _regex(r"^(?i:[a-z0-9_][a-z0-9_\-\+\.]*)$", "invalid characters in tag"),
+    # PVE::HA::Tools: pve_verify_ha_resource_id, pve_verify_ha_resource_or_vm_id, pve_verify_ha_node
+    "pve-ha-resource-id": _regex(r"^[a-z]+:\S+$", "value does not look like a valid ha resource id"),
+    "pve-ha-resource-or-vm-id": _regex(r"^([a-z]+:\S+|\d+)$", "value does not look like a valid ha resource id"),
+    "pve-ha-node": _regex(r"^([a-zA-Z0-9]([a-zA-Z0-9\-]*[a-zA-Z0-9])?)(:\d+)?$",
+                          "value does not look like a valid ha node"),
     "pve-calendar-event": verify_calendar_event,
     "pve-startup-order": verify_startup_order,
     "email": verify_email,

@@ -1,0 +1,51 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 homeflare.proxmox contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The HA resource family: sections of ha/resources.cfg, /cluster/ha/resources/{sid}."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import re
+
+from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError
+from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Flag, Integer, Text
+from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Absence, Family, Listing
+
+# PVE answers reads with the prefixed form only, and PVE 9 has no HA resources but guests.
+GUEST_SID = re.compile(r'(vm|ct):[1-9][0-9]{2,8}')
+
+
+def check_guest_sid(option, sid):
+    if not GUEST_SID.fullmatch(sid):
+        raise DeclarationError("option %s: %r is not a guest's HA id; write vm:<vmid> for a VM, ct:<vmid> for a "
+                               "container (a bare VMID reads back prefixed)" % (option, sid))
+
+
+def check_resource(ident, declared, state):
+    check_guest_sid('sid', ident['sid'])
+    if declared.get('hastate') == 'enabled':
+        raise DeclarationError("option hastate: 'enabled' is PVE's alias for 'started' and reads back as 'started'; "
+                               "declare 'started'")
+
+
+FAMILY = Family(
+    name='ha_resource',
+    identity=[Text('sid', required=True, format='pve-ha-resource-or-vm-id')],
+    fields=[
+        # The HA manager's requested state; `state` is present/absent here as in every module.
+        # The schema's enum; 'enabled' is refused by check_resource.
+        Text('state', option='hastate', default='started', absent_means='started',
+             choices=['started', 'stopped', 'enabled', 'disabled', 'ignored']),
+        Text('comment', default='', clear='delete', max_length=4096),
+        Integer('max_restart', default=1, absent_means=1, minimum=0),
+        Integer('max_relocate', default=1, absent_means=1, minimum=0),
+        Flag('failback', default=True, absent_means=True),
+    ],
+    collection='/cluster/ha/resources',
+    item='/cluster/ha/resources/{sid}',
+    listing=Listing('/cluster/ha/resources'),
+    absence=Absence((500,), r"no such resource"),
+    check_declaration=check_resource,
+)
