@@ -88,6 +88,17 @@ def _cidr(version=None):
     return accepts
 
 
+def _network(text):
+    """pve-firewall's IPorCIDR (Perl Net::IP): any prefix length, no host bits set (10.0.0.0/24, not 10.0.0.1/24)."""
+    if '/' not in text or not _ip(text.split('/')[0]):
+        return False
+    try:
+        ipaddress.ip_network(text, strict=True)
+    except ValueError:
+        return False
+    return True
+
+
 def _userid(text):
     # PVE::Auth::Plugin::verify_username: 3 to 64 characters as well.
     return 3 <= len(text) <= 64 and USERID.fullmatch(text) is not None
@@ -150,7 +161,7 @@ FORMATS = dict((fmt.name, fmt) for fmt in [
     Format('CIDR', _cidr(), 'address/bits, an IPv4 or IPv6 network with a mask of 8 bits or more'),
     Format('CIDRv4', _cidr(4), 'address/bits, an IPv4 network with a mask of 8 to 32 bits'),
     Format('CIDRv6', _cidr(6), 'address/bits, an IPv6 network with a mask of 8 to 128 bits'),
-    Format('IPorCIDR', lambda text: _ip(text) or _cidr()(text), 'an IP address or a CIDR network'),
+    Format('IPorCIDR', lambda text: _ip(text) or _network(text), 'an IP address or a network without host bits'),
     # PVE::JSONSchema pve_verify_mac_addr: unicast only (the first octet's low bit clear).
     Format('mac-addr', _full(r'[a-f0-9][02468ace](:[a-f0-9]{2}){5}', re.I),
            'a unicast MAC address, six hex pairs separated by colons'),

@@ -105,8 +105,20 @@ def _cidr(version, label):
     return check
 
 
+def _is_network(value):
+    """Net::IP->new: any prefix length, no host bits set."""
+    if "/" not in value or not _is_ip(value.split("/")[0]):
+        return False
+    try:
+        ipaddress.ip_network(value, strict=True)
+    except ValueError:
+        return False
+    return True
+
+
 def verify_ip_or_cidr(value):
-    if not (_is_ip(value) or _is_cidr(value)):
+    # pve-firewall registers IPorCIDR with Net::IP (PVE/Firewall.pm pve_verify_ip_or_cidr)
+    if not (_is_ip(value) or _is_network(value)):
         raise FormatError("value does not look like a valid IP address or CIDR network")
 
 

@@ -36,6 +36,12 @@ def schema_path():
     return shared_schema_path("PVE_API_SCHEMA", "pve-api-schema.json")
 
 
+# Paths whose last variable takes the rest of the path, slashes included (an ipset entry's CIDR).
+REST_OF_PATH = ("/cluster/firewall/ipset/{name}/{cidr}", "/nodes/{node}/firewall/ipset/{name}/{cidr}",
+                "/nodes/{node}/qemu/{vmid}/firewall/ipset/{name}/{cidr}",
+                "/nodes/{node}/lxc/{vmid}/firewall/ipset/{name}/{cidr}")
+
+
 class Node:
     __slots__ = ("literal", "var_name", "var", "info", "path")
 
@@ -77,12 +83,17 @@ class SchemaIndex:
         """Return (template, info, uri_params) or None (-> 501)."""
         node = self.root
         params = {}
-        for seg in [s for s in rel_path.split("/") if s]:
+        segments = [s for s in rel_path.split("/") if s]
+        for index, seg in enumerate(segments):
             if seg in node.literal:
                 node = node.literal[seg]
             elif node.var is not None:
-                params[node.var_name] = seg
+                # PVE registers these with fragmentDelimiter => '': the variable keeps the rest of the path.
+                rest = node.var.path in REST_OF_PATH
+                params[node.var_name] = "/".join(segments[index:]) if rest else seg
                 node = node.var
+                if rest:
+                    break
             else:
                 return None
         info = node.info.get(method)

@@ -59,7 +59,9 @@ def all_families():
     found = []
     for info in pkgutil.iter_modules(families_package.__path__):
         module = importlib.import_module('%s.%s' % (families_package.__name__, info.name))
-        found.append(module.FAMILY)
+        # A module over several scopes (firewall options and rules) is one Family per scope.
+        scopes = getattr(module.FAMILY, 'scopes', None)
+        found.extend(scopes.values() if scopes else [module.FAMILY])
     return found
 
 

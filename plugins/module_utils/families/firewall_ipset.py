@@ -1,0 +1,146 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 homeflare.proxmox contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The cluster firewall IP set family: /cluster/firewall/ipset/{name}, its comment and the set of its entries.
+
+PVE has no call that writes a set's entries at once: each entry is added (POST), changed (PUT)
+or removed (DELETE) on its own. So a create is one write for the set and one per entry, and a
+repair is one write per entry that differs, never a rewrite of the whole set.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible_collections.homeflare.proxmox.plugins.module_utils.api import item_path
+from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError
+from ansible_collections.homeflare.proxmox.plugins.module_utils.families.firewall_alias import (
+    NAME_PATTERN, address, address_or_alias_problem, pve_comment, refuse_comment_lines)
+from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Field, Flag, Text
+from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import ABSENT, Family
+
+ENTRY_OPTIONS = dict(cidr=dict(type='str', required=True), nomatch=dict(type='bool', default=False),
+                     comment=dict(type='str', default=''))
+NOMATCH = Flag('nomatch')
+
+
+class EntrySet(Field):
+    """The entries of a set, compared as a set keyed by address: ``{cidr, nomatch, comment}`` each.
+
+    Addresses are kept as PVE keeps them (``/32`` and ``/128`` dropped), comments trimmed.
+    """
+
+    ansible_type = 'list'
+    elements = 'dict'
+    unset = []
+
+    def argument_spec(self):
+        spec = super(EntrySet, self).argument_spec()
+        spec['options'] = ENTRY_OPTIONS
+        return spec
+
+    def canonical(self, value):
+        entries = {}
+        for entry in value or []:
+            cidr = address(str(entry.get('cidr') or '').strip())
+            entries[cidr] = dict(cidr=cidr, nomatch=bool(NOMATCH.canonical(entry.get('nomatch') or 0)),
+                                 comment=pve_comment(str(entry.get('comment') or '')))
+        return [entries[cidr] for cidr in sorted(entries)]
+
+    def declared(self, value):
+        seen = set()
+        for index, entry in enumerate(value):
+            cidr = address(str(entry.get('cidr') or '').strip())
+            where = '%s[%d]' % (self.option, index)
+            problem = address_or_alias_problem(cidr)
+            if problem:
+                raise DeclarationError('option %s.cidr: %r %s' % (where, cidr, problem))
+            if cidr.endswith('/0'):
+                raise DeclarationError('option %s.cidr: %r: PVE allows no zero prefix in an IP set' % (where, cidr))
+            if cidr in seen:
+                raise DeclarationError('option %s.cidr: %r is declared twice' % (where, cidr))
+            seen.add(cidr)
+            refuse_comment_lines(where + '.comment', str(entry.get('comment') or ''))
+        return self.canonical(value)
+
+
+def entry_form(entry):
+    """update_ip sets ``nomatch`` and ``comment`` from the parameters, so both always go."""
+    return dict(nomatch='1' if entry['nomatch'] else '0', comment=entry['comment'])
+
+
+class IpsetStore:
+    """A set is a row of /cluster/firewall/ipset (its comment) plus the list of its entries."""
+
+    def read(self, client, family, ident):
+        row = [row for row in client.get(family.collection, role=family.read_role) or []
+               if row.get('name') == ident['name']]
+        if not row:
+            return ABSENT
+        entries = client.get(family.path(ident), role=family.read_role) or []
+        return dict(row[0], entries=entries, digest=entries[0]['digest'] if entries else None,
+                    set_digest=row[0].get('digest'))
+
+    def create(self, client, family, ident, form):
+        entries = form.pop('entries', [])
+        client.post(family.collection, dict(form, name=ident['name']), role=family.write_role)
+        for entry in entries:
+            self.add(client, family, ident, entry)
+
+    def add(self, client, family, ident, entry):
+        client.post(family.path(ident), dict(entry_form(entry), cidr=entry['cidr']), role=family.write_role)
+
+    def update(self, client, family, ident, form, live):
+        if 'comment' in form:
+            # ``rename`` to the set's own name changes its comment (create_ipset), checked against the list's digest.
+            client.post(family.collection, dict(name=ident['name'], rename=ident['name'], comment=form['comment'],
+                                                digest=live['set_digest']), role=family.write_role)
+        if 'entries' in form:
+            self.sync(client, family, ident, live, form['entries'])
+
+    def sync(self, client, family, ident, live, desired):
+        """One write per entry that differs: removed, changed, then added (a POST takes no digest)."""
+        current = dict((entry['cidr'], entry) for entry in family.current(live)['entries'])
+        wanted = dict((entry['cidr'], entry) for entry in desired)
+        digest = live['digest']
+        guarded = [('DELETE', cidr, None) for cidr in sorted(set(current) - set(wanted))]
+        guarded += [('PUT', cidr, wanted[cidr]) for cidr in sorted(set(current) & set(wanted))
+                    if current[cidr] != wanted[cidr]]
+        for index, (method, cidr, entry) in enumerate(guarded):
+            if index:
+                # The previous write changed the list: send the digest of a fresh read.
+                digest = self.entries_digest(client, family, ident)
+            path = item_path(family.item + '/{cidr}', dict(name=ident['name'], cidr=cidr))
+            if method == 'DELETE':
+                client.delete(path, dict(digest=digest), role=family.write_role)
+            else:
+                client.put(path, dict(entry_form(entry), digest=digest), role=family.write_role)
+        for cidr in sorted(set(wanted) - set(current)):
+            self.add(client, family, ident, wanted[cidr])
+
+    def entries_digest(self, client, family, ident):
+        entries = client.get(family.path(ident), role=family.read_role) or []
+        return entries[0]['digest'] if entries else None
+
+    def delete(self, client, family, ident):
+        return client.delete(family.path(ident), dict(force='1'), role=family.write_role)
+
+
+def check_ipset(ident, declared, state):
+    refuse_comment_lines('comment', declared.get('comment', ''))
+
+
+FAMILY = Family(
+    name='firewall ipset',
+    # PVE lower-cases set names when it reads cluster.fw (generic_fw_config_parser: lc of [IPSET name]).
+    identity=[Text('name', required=True, pattern=NAME_PATTERN, min_length=2, max_length=64,
+                   normalise=lambda name: name.lower())],
+    fields=[
+        Text('comment', default='', normalise=pve_comment),
+        EntrySet('entries', default=[], schema_key=None),
+    ],
+    collection='/cluster/firewall/ipset',
+    item='/cluster/firewall/ipset/{name}',
+    store=IpsetStore(),
+    check_declaration=check_ipset,
+)

@@ -1,0 +1,105 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 homeflare.proxmox contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r'''
+module: firewall_alias
+short_description: Declare a Proxmox VE cluster firewall alias
+version_added: 0.1.0
+description:
+  - Creates, repairs or removes one IP alias of the cluster firewall (C(/cluster/firewall/aliases/{name})), the
+    name firewall rules and IP sets use for an address or a network.
+  - O(cidr) and O(comment) are managed and compared as PVE keeps them. An alias that already matches is adopted
+    with no write.
+  - PVE does not rename here. Declaring another O(name) creates a second alias; remove the old one with its own
+    O(state=absent) task, once nothing refers to it.
+  - The alias's IP version (C(ipversion)) is worked out by PVE and reported in RV(object), never written.
+  - The alias is read as its row of the cluster's alias list (one request), whose digest goes with every update,
+    so another writer's change is never overwritten.
+author:
+  - homeflare.proxmox contributors (@homeflare)
+extends_documentation_fragment:
+  - homeflare.proxmox.connection
+  - homeflare.proxmox.connection.openbao
+  - homeflare.proxmox.connection.state
+  - homeflare.proxmox.attributes
+options:
+  name:
+    description:
+      - The alias name (wire name C(name)); a letter, then letters, digits, C(-) and C(_), 2 to 64 characters.
+      - PVE keys aliases case-insensitively, so V(HomeLan) and V(homelan) are one alias; the name is lower-cased
+        here and a create writes it lower-case.
+    type: str
+    required: true
+  cidr:
+    description:
+      - The address or network (wire name C(cidr)), for example V(192.0.2.10) or V(192.0.2.0/24). Required with
+        O(state=present), since PVE rewrites the whole alias on every update.
+      - A network is given by its network address (V(192.0.2.0/24), not V(192.0.2.1/24)), as PVE requires.
+      - PVE drops a V(/32) (IPv4) or V(/128) (IPv6) suffix when it stores the alias, so V(192.0.2.10/32) and
+        V(192.0.2.10) are the same value.
+    type: str
+  comment:
+    description:
+      - The alias's comment. Undeclared means empty, so a comment added by hand is drift.
+      - Compared trimmed; PVE does not keep a comment of V(0). It must fit on one line.
+    type: str
+    default: ''
+seealso:
+  - module: homeflare.proxmox.firewall_ipset
+  - module: homeflare.proxmox.firewall_rules
+'''
+
+EXAMPLES = r'''
+- name: Name the management network
+  homeflare.proxmox.firewall_alias:
+    name: mgmt
+    cidr: 192.0.2.0/24
+    comment: Management VLAN
+
+# `ansible-playbook site.yml --check --diff` reports plan.action and the drifted fields, writing nothing.
+- name: Remove an alias no rule uses any more
+  homeflare.proxmox.firewall_alias:
+    name: old-backup-host
+    state: absent
+'''
+
+RETURN = r'''
+object:
+  description:
+    - The alias's managed fields as read after the run (empty when absent), plus C(ipversion) (V(4) or V(6)),
+      which PVE works out from the address.
+  returned: always
+  type: dict
+  sample: {"name": "mgmt", "cidr": "192.0.2.0/24", "comment": "Management VLAN", "ipversion": 4}
+plan:
+  description:
+    - What the run decided. C(read) is V(found) or V(absent); C(action) one of V(create), V(update), V(delete), V(none).
+    - C(changed) lists the drifted field names.
+  returned: always
+  type: dict
+  sample: {"read": "found", "action": "update", "changed": ["cidr"]}
+served_by:
+  description:
+    - The cluster member (C(host:port)) that answered last, so a failover is visible in the result.
+    - Absent when no member answered (every member down, or refused before any request).
+  returned: when a member answered
+  type: str
+  sample: "pve2.example.org:8006"
+'''
+
+from ansible_collections.homeflare.proxmox.plugins.module_utils.entry import run_module
+from ansible_collections.homeflare.proxmox.plugins.module_utils.families.firewall_alias import FAMILY
+
+
+def main():
+    run_module(FAMILY)
+
+
+if __name__ == '__main__':
+    main()
