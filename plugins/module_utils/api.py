@@ -77,11 +77,16 @@ def item_path(template, values):
     return template.format(**dict((key, quote(str(value), safe=':@!')) for key, value in values.items()))
 
 
+class Repeated(tuple):
+    """A list PVE takes as an array parameter: one key per item, never comma-joined (a notification
+    target's ``mailto``, a matcher's ``match-field``); PVE would read a joined string as one item."""
+
+
 def encode_form(form, scheme):
     """A list of (key, value) pairs, form-encoded the way the scheme wants.
 
     Booleans become 1/0; None is dropped; lists are comma-joined for PVE and
-    repeated keys for PBS.
+    repeated keys for PBS; a ``Repeated`` list is repeated keys on both.
     """
     pairs = []
     for key in sorted(form):
@@ -90,7 +95,8 @@ def encode_form(form, scheme):
             continue
         values = value if isinstance(value, (list, tuple)) else [value]
         values = ['1' if item is True else '0' if item is False else str(item) for item in values]
-        if scheme.list_style == 'comma' or not isinstance(value, (list, tuple)):
+        repeat = isinstance(value, Repeated) or (scheme.list_style != 'comma' and isinstance(value, (list, tuple)))
+        if not repeat:
             pairs.append((key, ','.join(values)))
         else:
             pairs.extend((key, item) for item in values)

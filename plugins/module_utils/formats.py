@@ -122,6 +122,11 @@ def _address(text):
     return _ip(text) or DNS_NAME.fullmatch(text) is not None
 
 
+def _replication_job_id(text):
+    parts = re.fullmatch(r'(\d+)-(\d+)', text)
+    return parts is not None and int(parts.group(1)) >= 100
+
+
 def _list_of(single):
     return lambda text: all(single.accepts(item) for item in LIST_SEPARATORS.split(text) if item)
 
@@ -173,9 +178,20 @@ FORMATS = dict((fmt.name, fmt) for fmt in [
     Format('pve-ha-node', _full(DNS_LABEL + r'(:[0-9]+)?'), 'a node name, optionally with :<priority> (node2:10)'),
     Format('pve-calendar-event', lambda text: parse_calendar_event(text) is None,
            "a calendar event such as 'daily', 'sat 02:30' or 'mon..fri *:0/15'"),
+    # PVE::JSONSchema pve_verify_email_or_username.
+    Format('email-or-username', lambda text: EMAIL.fullmatch(text) is not None or _full(USER)(text),
+           'an e-mail address or a user name'),
+    # PVE::DataCenterConfig pve_verify_mac_prefix: one to three octets of a unicast address, a trailing ':' allowed.
+    Format('mac-prefix', _full(r'[a-f0-9][02468ace](:[a-f0-9]{2}){0,2}:?', re.I),
+           'a unicast MAC address prefix of one to three octets, such as BC:24:11'),
+    # PVE::Status::Graphite pve_verify_graphite_path: dot-separated labels.
+    Format('graphite-path', lambda text: DNS_NAME.fullmatch(text) is not None,
+           "labels of letters, digits and inner '-', separated by dots"),
+    # PVE::ReplicationConfig parse_replication_job_id: <guest>-<job number>, the guest a vmid of 100 or more.
+    Format('pve-replication-job-id', _replication_job_id, '<vmid>-<job number>, such as 100-0'),
 ])
 
-for _name in ('pve-userid', 'pve-groupid', 'pve-roleid', 'pve-tokenid', 'pve-node', 'pve-priv',
+for _name in ('email-or-username', 'pve-userid', 'pve-groupid', 'pve-roleid', 'pve-tokenid', 'pve-node', 'pve-priv',
               'pve-storage-content', 'pve-storage-portal-dns', 'pve-vmid', 'pve-tag', 'pve-ha-resource-id',
               'pve-ha-node'):
     _single = FORMATS[_name]

@@ -14,7 +14,7 @@ __metaclass__ = type
 
 import re
 
-from ansible_collections.homeflare.proxmox.plugins.module_utils.api import item_path
+from ansible_collections.homeflare.proxmox.plugins.module_utils.api import Repeated, item_path
 from ansible_collections.homeflare.proxmox.plugins.module_utils.credentials import CONNECTION_ARGUMENT_SPEC
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import (
     ApiError, Conflict, DeclarationError, NotConverged, Refused, Unreadable)
@@ -95,7 +95,7 @@ class Family:
     def __init__(self, name, identity, fields, item=None, collection=None, create_on='collection', absence=None,
                  scheme='pve', read_role='read', write_role='provision', retain=False, send_digest=False,
                  task_timeout=None, view=None, report=None, store=None, check_declaration=None, listing=None,
-                 schema=None, check_create=None, singleton=False, created=None):
+                 schema=None, check_create=None, singleton=False, created=None, list_delete=False, removed=None):
         self.name = name
         self.identity = identity
         self.fields = fields
@@ -108,6 +108,11 @@ class Family:
         # What a create's answer holds that no read ever gives again (a new API token's secret):
         # created(answer) -> values merged into the result of that one run.
         self.created = created
+        # delete= as an array parameter (repeated keys), as PVE's notification API takes it.
+        self.list_delete = list_delete
+        # A built-in object PVE cannot remove: its DELETE resets it instead. removed(raw) says a read is
+        # in that reset state, which is what state=absent can reach.
+        self.removed = removed
         self.absence = absence or (Absence(()) if singleton else Absence())
         self.scheme = scheme
         self.read_role = read_role
@@ -227,12 +232,17 @@ class Plan:
         return dict(read=self.read, action=self.action, changed=list(self.changed))
 
 
+def is_removed(family, raw):
+    """Absent, or a built-in in the state its DELETE leaves it in (PVE resets what it cannot remove)."""
+    return raw is ABSENT or bool(family.removed and family.removed(raw))
+
+
 def plan(family, declaration, raw):
     """What one declaration asks of the live object; never touches the server."""
     read = 'absent' if raw is ABSENT else 'found'
     managed = family.managed(declaration)
     if declaration.state == 'absent':
-        return Plan(read, 'none' if raw is ABSENT else 'delete', [])
+        return Plan(read, 'none' if is_removed(family, raw) else 'delete', [])
     if raw is ABSENT and family.singleton:
         raise Unreadable('%s has no answer to read, and it always exists' % family.describe(declaration.ident))
     if raw is ABSENT:
@@ -278,10 +288,14 @@ def update_form(family, declaration, changed, raw):
             form[field.wire] = field.encode(value)
     for field in family.fields:
         value = declaration.desired(field)
-        if field.always_send and field.wire not in form and value is not UNMANAGED and value is not None:
+        if (field.always_send and field.wire not in form and field.wire not in delete
+                and value is not UNMANAGED and value is not None):
             form[field.wire] = field.encode(value)
     if delete:
-        form['delete'] = delete if family.scheme == 'pbs' else ','.join(delete)
+        if family.scheme == 'pbs':
+            form['delete'] = delete
+        else:
+            form['delete'] = Repeated(delete) if family.list_delete else ','.join(delete)
     if family.send_digest and raw.get('digest'):
         form['digest'] = raw['digest']
     return form
@@ -345,6 +359,9 @@ def reconcile(client, family, params, check_mode=False):
 
     after = family.store.read(client, family, ident)
     verify(family, declaration, the_plan, after)
+    if the_plan.action == 'delete' and after is not ABSENT:
+        result['warnings'].append('%s is built in and cannot be removed: it was reverted to its shipped defaults'
+                                  % family.describe(ident))
     result['object'] = family.live_object(ident, after, managed)
     return result
 
@@ -362,10 +379,11 @@ def write(client, family, declaration, the_plan, raw):
 
 def met_another_writer(family, the_plan, exc):
     """Whether PVE refused the write because the object changed since it was read (nothing was applied)."""
+    # str(exc) holds PVE's per-parameter errors too (a token created meanwhile: "Token already exists.").
     if the_plan.action == 'update':
-        return bool(MODIFIED_UNDERNEATH.search(exc.reason))
+        return bool(MODIFIED_UNDERNEATH.search(str(exc)))
     if the_plan.action == 'create':
-        return bool(CREATED_UNDERNEATH.search(exc.reason))
+        return bool(CREATED_UNDERNEATH.search(str(exc)))
     return family.absence.matches(exc)
 
 
@@ -373,7 +391,7 @@ def verify(family, declaration, the_plan, raw):
     """Re-judge against a fresh read: PVE can answer success for a write that did nothing."""
     what = family.describe(declaration.ident)
     if the_plan.action == 'delete':
-        if raw is not ABSENT:
+        if not is_removed(family, raw):
             raise NotConverged('the delete of %s returned no error but it is still present' % what)
         return
     if raw is ABSENT:

@@ -159,6 +159,19 @@ def verify_email_or_username(value):
 CONTENT_TYPES = ("images", "rootdir", "vztmpl", "iso", "backup", "snippets", "import", "none")
 
 
+def verify_graphite_path(value):
+    """PVE::Status::Graphite pve_verify_graphite_path."""
+    if not DNS_RE.match(value):
+        raise FormatError("value does not look like a valid graphite path")
+
+
+def verify_replication_job_id(value):
+    """PVE::ReplicationConfig parse_replication_job_id."""
+    m = re.match(r"^(\d+)-(\d+)$", value)
+    if not m or int(m.group(1)) < 100:
+        raise FormatError(f"invalid replication job id '{value}'")
+
+
 def verify_content(value):
     if value not in CONTENT_TYPES:
         raise FormatError(f"invalid content type '{value}'")
@@ -262,6 +275,10 @@ FORMATS = {
     "mac-addr": _regex(r"^[a-f0-9][02468ace](?::[a-f0-9]{2}){5}$",
                        "value does not look like a valid unicast MAC address", re.I),
     "disk-size": verify_disk_size,
+    "mac-prefix": _regex(r"^[a-f0-9][02468ace](?::[a-f0-9]{2}){0,2}:?$",
+                         "value is not a valid unicast MAC address prefix", re.I),
+    "graphite-path": verify_graphite_path,
+    "pve-replication-job-id": verify_replication_job_id,
     "prune-backups": PRUNE_BACKUPS,
 }
 

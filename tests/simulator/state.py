@@ -108,6 +108,7 @@ class ClusterState:
         self.backup_jobs = OrderedDict()      # jobs.cfg vzdump sections (handlers/backup.py)
         self.replication_jobs = OrderedDict()  # replication.cfg (handlers/replication.py)
         self.metric_servers = OrderedDict()   # status.cfg (handlers/metrics.py)
+        self.metric_secrets = {}              # priv/metricserver/<id>.pw (InfluxDB tokens)
         self.notification_endpoints = OrderedDict()  # notifications.cfg endpoints (handlers/notifications.py)
         self.notification_matchers = OrderedDict()   # notifications.cfg matchers
         self.notification_secrets = {}        # priv/notifications.cfg

@@ -1,0 +1,88 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 homeflare.proxmox contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The API token family: a token's metadata, /access/users/{userid}/token/{tokenid}."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError, Refused
+from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Flag, Integer, Text
+from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import ABSENT, Absence, Family, ItemStore
+
+# The result key that carries a new token's secret; the action plugin hides a result holding it.
+SECRET_KEY = 'secret'
+
+
+class TokenFamily(Family):
+    """A token's secret exists only in the answer of its creation, so creating one is asked for explicitly."""
+
+    def argument_spec(self):
+        spec = super(TokenFamily, self).argument_spec()
+        spec['create_missing'] = dict(type='bool', default=False)
+        spec['tokenid']['no_log'] = False  # the token's name, not its secret
+        return spec
+
+    def declaration(self, params):
+        declaration = super(TokenFamily, self).declaration(params)
+        declaration.create_missing = bool(params.get('create_missing'))
+        return declaration
+
+
+class TokenStore(ItemStore):
+    """A successful read that lacks both expire and privsep is no token (seen from PVE for a missing one)."""
+
+    def read(self, client, family, ident):
+        raw = super(TokenStore, self).read(client, family, ident)
+        if raw is not ABSENT and 'expire' not in raw and 'privsep' not in raw:
+            return ABSENT
+        return raw
+
+
+def require_metadata(ident, declared, state):
+    """expire and privsep are always declared: left to PVE's defaults they would change a live token on adoption."""
+    if state == 'present':
+        for option, meaning in (('expire', '0 means it never expires'), ('privsep', 'true restricts the token to '
+                                                                                    'its own ACLs')):
+            if declared.get(option) is None:
+                raise DeclarationError('option %s is required with state=present (%s)' % (option, meaning))
+
+
+def check_create(declaration):
+    if not declaration.create_missing:
+        ident = declaration.ident
+        raise Refused(
+            "API token '%s!%s' does not exist, and its secret exists only in the answer that creates it, so it is "
+            "not created here unless asked: create it where the secret can be kept (`pveum user token add %s %s "
+            "--privsep %d` or the OpenBao/Vault PVE secrets mount) and declare it afterwards, or set "
+            "create_missing=true and register this task's result, which carries the secret once. Nothing was "
+            "written." % (ident['userid'], ident['tokenid'], ident['userid'], ident['tokenid'],
+                          1 if declaration.values['privsep'] else 0))
+
+
+FAMILY = TokenFamily(
+    name='API token',
+    identity=[
+        Text('userid', required=True, format='pve-userid', max_length=64),
+        # PVE's token-subid (the name after '!'); a full id 'user@realm!name' does not match it.
+        Text('tokenid', required=True, pattern=r'(?:[A-Za-z][A-Za-z0-9\.\-_]+)'),
+    ],
+    fields=[
+        Text('comment', clear='delete'),
+        Integer('expire', minimum=0),
+        Flag('privsep', absent_means=True),
+    ],
+    item='/access/users/{userid}/token/{tokenid}',
+    create_on='item',
+    # A missing token is 500 "no such token 'x' for user 'y'"; a missing user 500 "no such user ('y')".
+    absence=Absence((404, 500), r'no such token|no such user'),
+    store=TokenStore(),
+    # PVE lets only the token's own user or a holder of User.Modify read it.
+    read_role='provision',
+    # Deleting a token destroys a secret nothing can recreate.
+    retain=True,
+    check_declaration=require_metadata,
+    check_create=check_create,
+    created=lambda answer: {'full_tokenid': answer.get('full-tokenid'), SECRET_KEY: answer.get('value')},
+)
