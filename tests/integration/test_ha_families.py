@@ -225,24 +225,6 @@ def test_removing_an_ha_resource_first_purges_its_rules(sim, playbook, guests):
 
 
 @pytest.mark.parametrize('path', sorted(EXECUTION_PATHS))
-def test_bad_input_is_refused_before_any_request(sim, playbook, path):
-    assert len([case for case in BAD_INPUT if case[0] == 'ha_resource']) >= 4
-    assert len([case for case in BAD_INPUT if case[0] == 'ha_rule']) >= 4
-    tasks = [task(sim, module, args, name='case %d' % index, ignore_errors=True)
-             for index, (module, args, _option) in enumerate(BAD_INPUT)]
-    sim.clear_log()
-    run = playbook(tasks, env=EXECUTION_PATHS[path])
-    assert len(run.results) == len(BAD_INPUT), run
-    wrong = []
-    for (module, args, option), line in zip(BAD_INPUT, run.results):
-        message = line['result'].get('msg', '')
-        if line['status'] != 'failed' or option not in message:
-            wrong.append((module, args, option, line['status'], message))
-    assert wrong == []
-    assert sim.log == []
-
-
-@pytest.mark.parametrize('path', sorted(EXECUTION_PATHS))
 def test_the_token_secret_never_shows_at_vvv(sim, playbook, guests, path):
     run, _outcome = step(sim, playbook, path, 'args', diff=True, verbosity=3)
     assert sim.token_secret not in run.output
