@@ -21,16 +21,34 @@ from ansible_collections.homeflare.proxmox.plugins.module_utils.credentials impo
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import (
     BatchFailed, DeclarationError, DriftFound, ProxmoxError)
 from ansible_collections.homeflare.proxmox.plugins.module_utils.families.acl import FAMILY as ACL
+from ansible_collections.homeflare.proxmox.plugins.module_utils.families.api_token import FAMILY as API_TOKEN
+from ansible_collections.homeflare.proxmox.plugins.module_utils.families.backup_job import FAMILY as BACKUP_JOB
+from ansible_collections.homeflare.proxmox.plugins.module_utils.families.cluster_options import FAMILY as CLUSTER_OPTIONS
+from ansible_collections.homeflare.proxmox.plugins.module_utils.families.firewall_alias import FAMILY as FIREWALL_ALIAS
+from ansible_collections.homeflare.proxmox.plugins.module_utils.families.firewall_ipset import FAMILY as FIREWALL_IPSET
 from ansible_collections.homeflare.proxmox.plugins.module_utils.families.group import FAMILY as GROUP
+from ansible_collections.homeflare.proxmox.plugins.module_utils.families.ha_resource import FAMILY as HA_RESOURCE
+from ansible_collections.homeflare.proxmox.plugins.module_utils.families.ha_rule import FAMILY as HA_RULE
+from ansible_collections.homeflare.proxmox.plugins.module_utils.families.metric_server import FAMILY as METRIC_SERVER
+from ansible_collections.homeflare.proxmox.plugins.module_utils.families.notification_endpoint import FAMILY as NOTIFICATION_ENDPOINT
+from ansible_collections.homeflare.proxmox.plugins.module_utils.families.notification_matcher import FAMILY as NOTIFICATION_MATCHER
 from ansible_collections.homeflare.proxmox.plugins.module_utils.families.pool import FAMILY as POOL
+from ansible_collections.homeflare.proxmox.plugins.module_utils.families.realm import FAMILY as REALM
+from ansible_collections.homeflare.proxmox.plugins.module_utils.families.replication_job import FAMILY as REPLICATION_JOB
 from ansible_collections.homeflare.proxmox.plugins.module_utils.families.role import FAMILY as ROLE
 from ansible_collections.homeflare.proxmox.plugins.module_utils.families.storage import FAMILY as STORAGE
 from ansible_collections.homeflare.proxmox.plugins.module_utils.families.user import FAMILY as USER
 from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import diff_of, plan, reconcile
 
 # Module name → family, in the order objects are created: what an object refers to exists before it
-# (the cluster role's order). Deletes run in the reverse order.
-FAMILIES = (('role', ROLE), ('group', GROUP), ('pool', POOL), ('user', USER), ('storage', STORAGE), ('acl', ACL))
+# (the cluster role's order): a realm before its users, users before their tokens and grants, storages
+# before backup jobs, endpoints before matchers, HA resources before rules, aliases and ipsets before the
+# rules that name them. Deletes run in the reverse order. The firewall options and rules modules serve
+# several scopes each and are not declare families yet.
+ORDER = ['realm', 'role', 'group', 'pool', 'user', 'api_token', 'storage', 'acl', 'cluster_options', 'metric_server',
+         'notification_endpoint', 'notification_matcher', 'backup_job', 'replication_job', 'ha_resource', 'ha_rule',
+         'firewall_alias', 'firewall_ipset']
+FAMILIES = tuple((module, globals()[module.upper()]) for module in ORDER)
 
 
 def object_spec(family):

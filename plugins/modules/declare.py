@@ -17,12 +17,16 @@ description:
     given once, for the whole task).
   - Every object is validated before any request; one invalid object fails the task naming it, and nothing is read or
     written.
-  - Each family is read once through its list endpoint (C(GET /pools), C(GET /access/roles), C(GET /access/groups),
-    C(GET /access/users?full=1), C(GET /storage), C(GET /access/acl)). PVE filters those lists by privilege, so an
-    object missing from its list is confirmed absent by the family's own typed read before a create is planned.
+  - Each family whose list endpoint carries every managed field is read once through it (C(GET /pools),
+    C(GET /access/roles), C(GET /access/groups), C(GET /access/users?full=1), C(GET /storage), C(GET /access/acl),
+    C(GET /cluster/backup), C(GET /cluster/notifications/matchers), ...); the others are read object by object. PVE
+    filters those lists by privilege, so an object missing from its list is confirmed absent by the family's own
+    typed read before a create is planned.
   - Every object is judged with the same comparison as its single-object module. A check run stops there. A real run
     writes only the drifted objects, each as its module would (write, wait, read back, re-judge), creates and updates
-    in dependency order (roles, groups, pools, users, storages, ACL grants), deletes after them in the reverse order.
+    in dependency order (realms, roles, groups, pools, users, API tokens, storages, ACL grants, datacenter options,
+    metric servers, notification endpoints then matchers, backup and replication jobs, HA resources then rules,
+    firewall aliases and IP sets), deletes after them in the reverse order.
   - If any object cannot be judged (a failed read, a refused change), nothing is written and the task fails listing
     every such object. A failed write stops the run; the failure lists what was written before it and what was not
     attempted. RV(results) holds every object's judgement either way.
@@ -35,9 +39,12 @@ extends_documentation_fragment:
 options:
   objects:
     description:
-      - The declaration. Keys are module names of this collection (V(role), V(group), V(pool), V(user), V(storage),
-        V(acl)); each value is a list of that module's options, for example a list of pools, each with a C(poolid)
-        and a C(comment).
+      - The declaration. Keys are module names of this collection (V(realm), V(role), V(group), V(pool), V(user),
+        V(api_token), V(storage), V(acl), V(cluster_options), V(metric_server), V(notification_endpoint),
+        V(notification_matcher), V(backup_job), V(replication_job), V(ha_resource), V(ha_rule), V(firewall_alias),
+        V(firewall_ipset)); each value is a list of that module's options, for example a list of pools, each with a
+        C(poolid) and a C(comment). V(cluster_options) takes a list of one.
+      - The firewall options and rules modules serve several scopes each and are not taken here yet.
       - Secrets inside (a storage's O(homeflare.proxmox.storage#module:password)) are masked like the module's own
         C(no_log) options.
     type: dict
@@ -56,6 +63,7 @@ seealso:
   - module: homeflare.proxmox.user
   - module: homeflare.proxmox.storage
   - module: homeflare.proxmox.acl
+  - module: homeflare.proxmox.cluster_options
 '''
 
 EXAMPLES = r'''

@@ -1,0 +1,74 @@
+"""Every cluster family of issue 8 through ``homeflare.proxmox.declare``: one task holding them all.
+
+The objects are those of each family group's own matrix (test_*_families.MATRIX), judged and written
+in declare's dependency order: check-mode create writes nothing → one run creates every object →
+a re-run matches every object with zero writes → drift made behind the task's back is named field by
+field in check mode and repaired → state=absent removes every object that can be removed, in the
+reverse order → again a no-op.
+"""
+
+from test_access_notify_families import MATRIX as ACCESS_NOTIFY, SETUP as ACCESS_NOTIFY_SETUP
+from test_cluster_families import GUESTS as CLUSTER_GUESTS, MATRIX as CLUSTER, SETUP as CLUSTER_SETUP
+from test_firewall_families import MATRIX as FIREWALL, SETUP as FIREWALL_SETUP
+from test_ha_families import GUESTS as HA_GUESTS, MATRIX as HA
+from test_matrix import api
+
+from ansible_collections.homeflare.proxmox.plugins.module_utils.declare import ORDER
+
+MATRIX = dict(ACCESS_NOTIFY, **CLUSTER)
+MATRIX.update(HA)
+MATRIX.update((module, entry) for module, entry in FIREWALL.items() if module in ORDER)
+MODULES = [module for module in ORDER if module in MATRIX]
+REMOVABLE = [module for module in MODULES if MATRIX[module]['absent'] is not None]
+# Guest 100 serves both the replication job (its ZFS disk) and the HA resource; 101 is the HA container.
+GUESTS = {100: dict(HA_GUESTS[100], **CLUSTER_GUESTS[100]), 101: HA_GUESTS[101]}
+
+
+def declare(playbook, key, check=False, diff=False):
+    modules = MODULES if key == 'args' else REMOVABLE
+    objects = dict((module, [MATRIX[module][key]]) for module in modules)
+    run = playbook([{'name': 'Declare', 'homeflare.proxmox.declare': {'objects': objects}}], check=check, diff=diff)
+    assert run.rc == 0, run
+    return dict((entry['module'], entry) for entry in run.result()['results'])
+
+
+def test_every_family_through_declare(sim, playbook):
+    api(sim, ACCESS_NOTIFY_SETUP + CLUSTER_SETUP + FIREWALL_SETUP)
+    with sim.state.lock:
+        sim.state.guests.update(GUESTS)
+    assert len(MODULES) == len(ORDER) - 6  # every declare family but the six of the foundation
+
+    sim.clear_log()
+    results = declare(playbook, 'args', check=True)
+    for module in MODULES:
+        expected = 'update' if MATRIX[module]['absent'] is None else 'create'
+        assert results[module]['plan']['action'] == expected, (module, results[module])
+    assert sim.writes() == []
+
+    results = declare(playbook, 'args')
+    assert all(results[module]['plan']['action'] != 'none' for module in MODULES), results
+    sim.clear_log()
+    results = declare(playbook, 'args')
+    for module in MODULES:
+        assert results[module]['plan'] == {'read': 'found', 'action': 'none', 'changed': []}, (module, results[module])
+    assert sim.writes() == []
+
+    for module in MODULES:
+        api(sim, MATRIX[module]['drift'])
+    sim.clear_log()
+    results = declare(playbook, 'args', check=True, diff=True)
+    for module in MODULES:
+        assert sorted(results[module]['plan']['changed']) == sorted(MATRIX[module]['drifted']), (module, results[module])
+    assert sim.writes() == []
+    declare(playbook, 'args')
+    sim.clear_log()
+    results = declare(playbook, 'args')
+    assert all(results[module]['plan']['action'] == 'none' for module in MODULES), results
+    assert sim.writes() == []
+
+    results = declare(playbook, 'absent')
+    assert all(results[module]['plan']['action'] == 'delete' for module in REMOVABLE), results
+    sim.clear_log()
+    results = declare(playbook, 'absent')
+    assert all(results[module]['plan']['action'] == 'none' for module in REMOVABLE), results
+    assert sim.writes() == []
