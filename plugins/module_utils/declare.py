@@ -48,7 +48,9 @@ from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import
 ORDER = ['realm', 'role', 'group', 'pool', 'user', 'api_token', 'storage', 'acl', 'cluster_options', 'metric_server',
          'notification_endpoint', 'notification_matcher', 'backup_job', 'replication_job', 'ha_resource', 'ha_rule',
          'firewall_alias', 'firewall_ipset']
-FAMILIES = tuple((module, globals()[module.upper()]) for module in ORDER)
+FAMILIES = tuple(zip(ORDER, (
+    REALM, ROLE, GROUP, POOL, USER, API_TOKEN, STORAGE, ACL, CLUSTER_OPTIONS, METRIC_SERVER, NOTIFICATION_ENDPOINT,
+    NOTIFICATION_MATCHER, BACKUP_JOB, REPLICATION_JOB, HA_RESOURCE, HA_RULE, FIREWALL_ALIAS, FIREWALL_IPSET)))
 
 
 def object_spec(family):

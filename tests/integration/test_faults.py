@@ -98,8 +98,8 @@ OTHER_WRITER_CREATES = {
                                           'mode': 'ldaps', 'port': '636', 'base_dn': 'dc=example,dc=org',
                                           'user_attr': 'uid', 'bind_dn': 'cn=pve,dc=example,dc=org',
                                           'comment': 'Corporate directory'}),
-    'api_token': ('POST', '/access/users/ci@pve/token/deploy', {'comment': 'CI deployments', 'expire': '0',
-                                                                 'privsep': '1'}),
+    'api_token': ('POST', '/access/users/ci@pve/token/deploy',
+                  {'comment': 'CI deployments', 'expire': '0', 'privsep': '1'}),
     'metric_server': ('POST', '/cluster/metrics/server/influx', {
         'type': 'influxdb', 'server': '10.0.0.5', 'port': '8086', 'influxdbproto': 'https', 'organization': 'ops',
         'bucket': 'proxmox', 'verify-certificate': '0', 'max-body-size': '1000000'}),
