@@ -26,6 +26,8 @@ from ansible_collections.homeflare.proxmox.plugins.module_utils.families.backup_
 from ansible_collections.homeflare.proxmox.plugins.module_utils.families.cluster_options import FAMILY as CLUSTER_OPTIONS
 from ansible_collections.homeflare.proxmox.plugins.module_utils.families.firewall_alias import FAMILY as FIREWALL_ALIAS
 from ansible_collections.homeflare.proxmox.plugins.module_utils.families.firewall_ipset import FAMILY as FIREWALL_IPSET
+from ansible_collections.homeflare.proxmox.plugins.module_utils.families.firewall_options import FAMILY as FIREWALL_OPTIONS
+from ansible_collections.homeflare.proxmox.plugins.module_utils.families.firewall_rules import FAMILY as FIREWALL_RULES
 from ansible_collections.homeflare.proxmox.plugins.module_utils.families.group import FAMILY as GROUP
 from ansible_collections.homeflare.proxmox.plugins.module_utils.families.ha_resource import FAMILY as HA_RESOURCE
 from ansible_collections.homeflare.proxmox.plugins.module_utils.families.ha_rule import FAMILY as HA_RULE
@@ -43,14 +45,15 @@ from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import
 # Module name → family, in the order objects are created: what an object refers to exists before it
 # (the cluster role's order): a realm before its users, users before their tokens and grants, storages
 # before backup jobs, endpoints before matchers, HA resources before rules, aliases and ipsets before the
-# rules that name them. Deletes run in the reverse order. The firewall options and rules modules serve
-# several scopes each and are not declare families yet.
+# rules that name them, the rules before the options that enable the firewall. Deletes run in the reverse
+# order. A module over several scopes (firewall options and rules) judges each object with its scope's family.
 ORDER = ['realm', 'role', 'group', 'pool', 'user', 'api_token', 'storage', 'acl', 'cluster_options', 'metric_server',
          'notification_endpoint', 'notification_matcher', 'backup_job', 'replication_job', 'ha_resource', 'ha_rule',
-         'firewall_alias', 'firewall_ipset']
+         'firewall_alias', 'firewall_ipset', 'firewall_rules', 'firewall_options']
 FAMILIES = tuple(zip(ORDER, (
     REALM, ROLE, GROUP, POOL, USER, API_TOKEN, STORAGE, ACL, CLUSTER_OPTIONS, METRIC_SERVER, NOTIFICATION_ENDPOINT,
-    NOTIFICATION_MATCHER, BACKUP_JOB, REPLICATION_JOB, HA_RESOURCE, HA_RULE, FIREWALL_ALIAS, FIREWALL_IPSET)))
+    NOTIFICATION_MATCHER, BACKUP_JOB, REPLICATION_JOB, HA_RESOURCE, HA_RULE, FIREWALL_ALIAS, FIREWALL_IPSET,
+    FIREWALL_RULES, FIREWALL_OPTIONS)))
 
 
 def object_spec(family):
@@ -165,12 +168,13 @@ class Declare:
                     continue
                 params = validation.validated_parameters
                 try:
-                    declaration = family.declaration(params)
+                    target = family.resolve(params)
+                    declaration = target.declaration(params)
                 except ProxmoxError as exc:
                     problems.append('%s: %s' % (label, exc))
                     continue
-                item = Item(module, family, index, params, declaration)
-                key = (module,) + family.key(declaration.ident)
+                item = Item(module, target, index, params, declaration)
+                key = (module, target.name) + target.key(declaration.ident)
                 if key in seen:
                     problems.append('%s: %s is already declared at %s' % (label, item.name, seen[key]))
                     continue
@@ -219,14 +223,15 @@ class Declare:
                 if listing_error is not None:
                     item.error = listing_error
                     continue
+                target = item.family  # the module's family, or the scope's for a scoped module
                 try:
                     if rows is None:
-                        item.raw = family.store.read(client, family, item.declaration.ident)
-                    elif family.key(item.declaration.ident) in rows:
-                        item.raw = rows[family.key(item.declaration.ident)]
+                        item.raw = target.store.read(client, target, item.declaration.ident)
+                    elif target.key(item.declaration.ident) in rows:
+                        item.raw = rows[target.key(item.declaration.ident)]
                     else:
-                        item.raw = family.store.read_unlisted(client, family, item.declaration.ident)
-                    item.plan = plan(family, item.declaration, item.raw)
+                        item.raw = target.store.read_unlisted(client, target, item.declaration.ident)
+                    item.plan = plan(target, item.declaration, item.raw)
                 except ProxmoxError as exc:
                     item.error = exc
 

@@ -131,6 +131,10 @@ class Family:
         self.schema = schema or ('POST', collection if create_on == 'collection' else item)
 
     # -- the module's interface ----------------------------------------------------------
+    def resolve(self, params):
+        """The family that judges one object: this one (a module over several scopes picks one per object)."""
+        return self
+
     def run(self, client, params, check_mode):
         return reconcile(client, self, params, check_mode=check_mode)
 

@@ -26,7 +26,7 @@ description:
     writes only the drifted objects, each as its module would (write, wait, read back, re-judge), creates and updates
     in dependency order (realms, roles, groups, pools, users, API tokens, storages, ACL grants, datacenter options,
     metric servers, notification endpoints then matchers, backup and replication jobs, HA resources then rules,
-    firewall aliases and IP sets), deletes after them in the reverse order.
+    firewall aliases, IP sets, rules and options), deletes after them in the reverse order.
   - If any object cannot be judged (a failed read, a refused change), nothing is written and the task fails listing
     every such object. A failed write stops the run; the failure lists what was written before it and what was not
     attempted. RV(results) holds every object's judgement either way.
@@ -42,9 +42,9 @@ options:
       - The declaration. Keys are module names of this collection (V(realm), V(role), V(group), V(pool), V(user),
         V(api_token), V(storage), V(acl), V(cluster_options), V(metric_server), V(notification_endpoint),
         V(notification_matcher), V(backup_job), V(replication_job), V(ha_resource), V(ha_rule), V(firewall_alias),
-        V(firewall_ipset)); each value is a list of that module's options, for example a list of pools, each with a
-        C(poolid) and a C(comment). V(cluster_options) takes a list of one.
-      - The firewall options and rules modules serve several scopes each and are not taken here yet.
+        V(firewall_ipset), V(firewall_rules), V(firewall_options)); each value is a list of that module's options, for
+        example a list of pools, each with a C(poolid) and a C(comment). V(cluster_options) takes a list of one.
+      - V(firewall_rules) and V(firewall_options) take one item per scope (C(scope) with its C(group) or C(node)).
       - Secrets inside (a storage's O(homeflare.proxmox.storage#module:password)) are masked like the module's own
         C(no_log) options.
     type: dict

@@ -26,6 +26,7 @@ class ByScope:
 
     identity = []
     fields = []
+    listing = None  # each scope is read on its own
 
     def __init__(self, name, scopes, default):
         self.name = name
@@ -57,6 +58,9 @@ class ByScope:
             if params.get(field.option) in (None, ''):
                 raise DeclarationError('option %s is required with scope=%s' % (field.option, scope))
         return family
+
+    def resolve(self, params):
+        return self.family(params)
 
     def run(self, client, params, check_mode):
         return self.family(params).run(client, params, check_mode)
