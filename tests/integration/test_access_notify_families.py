@@ -13,6 +13,7 @@ test_bad_input.CORPUS. Until these modules join the action group, every task nam
 import pytest
 
 from conftest import EXECUTION_PATHS, connection
+from test_matrix import api
 
 LDAP_BIND_PASSWORD = 'LdapBindPassw0rd-7c1'
 SMTP_PASSWORD = 'SmtpPassw0rd-3f9'
@@ -104,12 +105,6 @@ BAD_INPUT = [
     ('notification_matcher', {'name': 'bad name'}, 'name'),
     ('notification_matcher', {'name': 'route', 'invert_match': 'perhaps'}, 'invert_match'),
 ]
-
-
-def api(sim, calls):
-    for method, path, form in calls:
-        status, body = sim.request(method, path, form)
-        assert status == 200, (method, path, status, body)
 
 
 def of(module, entries):

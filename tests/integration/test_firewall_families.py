@@ -15,6 +15,7 @@ always exist: their "create" is an update, and they are never removed).
 import pytest
 
 from conftest import EXECUTION_PATHS, connection
+from test_matrix import api
 
 # What must exist before the declarations: the alias a rule and an IP set refer to.
 SETUP = [('POST', '/cluster/firewall/aliases', {'name': 'office', 'cidr': '198.51.100.0/24'})]
@@ -90,12 +91,6 @@ BAD_INPUT = [
     ('firewall_rules', {'rules': []}, 'rules'),
     ('firewall_rules', {'rules': [{'type': 'in', 'action': 'DROP', 'bogus': 1}]}, 'bogus'),
 ]
-
-
-def api(sim, calls):
-    for method, path, form in calls:
-        status, body = sim.request(method, path, form)
-        assert status == 200, (method, path, status, body)
 
 
 def of(module, entries):

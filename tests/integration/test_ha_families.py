@@ -12,6 +12,7 @@ test_bad_input.CORPUS; the connection goes with every task until the modules joi
 import pytest
 
 from conftest import EXECUTION_PATHS, connection
+from test_matrix import api
 
 # Guests known to the cluster (sim.state.guests): VM 100 and container 101.
 GUESTS = {100: {'type': 'qemu', 'node': 'node1', 'status': 'stopped', 'name': 'web'},
@@ -96,12 +97,6 @@ BAD_INPUT = [
 def guests(sim):
     with sim.state.lock:
         sim.state.guests.update((vmid, dict(guest)) for vmid, guest in GUESTS.items())
-
-
-def api(sim, calls):
-    for method, path, form in calls:
-        status, body = sim.request(method, path, form)
-        assert status == 200, (method, path, status, body)
 
 
 def of(module, entries):
