@@ -32,28 +32,39 @@ from ansible_collections.homeflare.proxmox.plugins.module_utils.families.group i
 from ansible_collections.homeflare.proxmox.plugins.module_utils.families.ha_resource import FAMILY as HA_RESOURCE
 from ansible_collections.homeflare.proxmox.plugins.module_utils.families.ha_rule import FAMILY as HA_RULE
 from ansible_collections.homeflare.proxmox.plugins.module_utils.families.metric_server import FAMILY as METRIC_SERVER
+from ansible_collections.homeflare.proxmox.plugins.module_utils.families.network_apply import FAMILY as NETWORK_APPLY
+from ansible_collections.homeflare.proxmox.plugins.module_utils.families.node_network import FAMILY as NODE_NETWORK
 from ansible_collections.homeflare.proxmox.plugins.module_utils.families.notification_endpoint import FAMILY as NOTIFICATION_ENDPOINT
 from ansible_collections.homeflare.proxmox.plugins.module_utils.families.notification_matcher import FAMILY as NOTIFICATION_MATCHER
 from ansible_collections.homeflare.proxmox.plugins.module_utils.families.pool import FAMILY as POOL
 from ansible_collections.homeflare.proxmox.plugins.module_utils.families.realm import FAMILY as REALM
 from ansible_collections.homeflare.proxmox.plugins.module_utils.families.replication_job import FAMILY as REPLICATION_JOB
 from ansible_collections.homeflare.proxmox.plugins.module_utils.families.role import FAMILY as ROLE
+from ansible_collections.homeflare.proxmox.plugins.module_utils.families.sdn_apply import FAMILY as SDN_APPLY
+from ansible_collections.homeflare.proxmox.plugins.module_utils.families.sdn_subnet import FAMILY as SDN_SUBNET
+from ansible_collections.homeflare.proxmox.plugins.module_utils.families.sdn_vnet import FAMILY as SDN_VNET
+from ansible_collections.homeflare.proxmox.plugins.module_utils.families.sdn_zone import FAMILY as SDN_ZONE
 from ansible_collections.homeflare.proxmox.plugins.module_utils.families.storage import FAMILY as STORAGE
 from ansible_collections.homeflare.proxmox.plugins.module_utils.families.user import FAMILY as USER
-from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import diff_of, plan, reconcile
+from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import reconcile
 
 # Module name → family, in the order objects are created: what an object refers to exists before it
 # (the cluster role's order): a realm before its users, users before their tokens and grants, storages
 # before backup jobs, endpoints before matchers, HA resources before rules, aliases and ipsets before the
-# rules that name them, the rules before the options that enable the firewall. Deletes run in the reverse
-# order. A module over several scopes (firewall options and rules) judges each object with its scope's family.
+# rules that name them, the rules before the options that enable the firewall, SDN zones before their
+# vnets before their subnets. Deletes run in the reverse order. A module over several scopes (firewall
+# options and rules) judges each object with its scope's family.
 ORDER = ['realm', 'role', 'group', 'pool', 'user', 'api_token', 'storage', 'acl', 'cluster_options', 'metric_server',
          'notification_endpoint', 'notification_matcher', 'backup_job', 'replication_job', 'ha_resource', 'ha_rule',
-         'firewall_alias', 'firewall_ipset', 'firewall_rules', 'firewall_options']
+         'firewall_alias', 'firewall_ipset', 'firewall_rules', 'firewall_options', 'sdn_zone', 'sdn_vnet',
+         'sdn_subnet', 'sdn_apply', 'node_network', 'network_apply']
 FAMILIES = tuple(zip(ORDER, (
     REALM, ROLE, GROUP, POOL, USER, API_TOKEN, STORAGE, ACL, CLUSTER_OPTIONS, METRIC_SERVER, NOTIFICATION_ENDPOINT,
     NOTIFICATION_MATCHER, BACKUP_JOB, REPLICATION_JOB, HA_RESOURCE, HA_RULE, FIREWALL_ALIAS, FIREWALL_IPSET,
-    FIREWALL_RULES, FIREWALL_OPTIONS)))
+    FIREWALL_RULES, FIREWALL_OPTIONS, SDN_ZONE, SDN_VNET, SDN_SUBNET, SDN_APPLY, NODE_NETWORK, NETWORK_APPLY)))
+# The applies (staging.Applier): judged once every object has its plan, run after every write and
+# delete, each at most once per run and only when something is staged then (one node at a time).
+APPLIERS = ('sdn_apply', 'network_apply')
 
 
 def object_spec(family):
@@ -97,14 +108,13 @@ class Item:
             if self.written is not None:
                 entry['object'] = self.written['object']
             else:
-                managed = self.family.managed(self.declaration)
-                entry['object'] = self.family.managed_view(self.declaration.ident, self.raw, managed)
+                entry['object'] = self.family.view(self.declaration, self.raw)
         if self.error is not None:
             entry.update(failed=True, msg=str(self.error), error=type(self.error).__name__)
         return entry
 
     def diff(self):
-        diff = diff_of(self.family, self.declaration, self.raw, self.plan.action)
+        diff = self.family.diff(self.declaration, self.raw, self.plan)
         diff.update(before_header=self.name, after_header=self.name)
         return diff
 
@@ -226,24 +236,32 @@ class Declare:
                 target = item.family  # the module's family, or the scope's for a scoped module
                 try:
                     if rows is None:
-                        item.raw = target.store.read(client, target, item.declaration.ident)
+                        item.raw = target.read(client, item.declaration.ident)
                     elif target.key(item.declaration.ident) in rows:
                         item.raw = rows[target.key(item.declaration.ident)]
                     else:
                         item.raw = target.store.read_unlisted(client, target, item.declaration.ident)
-                    item.plan = plan(target, item.declaration, item.raw)
+                    item.plan = target.judge(item.declaration, item.raw)
                 except ProxmoxError as exc:
                     item.error = exc
+        # An apply also covers what this run will stage: judged again once every object has its plan.
+        for item in items:
+            if item.module in APPLIERS and item.plan is not None:
+                item.plan = item.family.judge(item.declaration, item.raw, items)
 
     def write(self, client, drifted, items):
         """Creates and updates in dependency order, then deletes in reverse; stop at the first failure."""
         order = [module for module, _family in self.families]
-        ranked = sorted(drifted, key=lambda item: (item.action == 'delete',
+        ranked = sorted(drifted, key=lambda item: (item.module in APPLIERS, item.action == 'delete',
                                                    order.index(item.module) * (-1 if item.action == 'delete' else 1)))
         done = []
         for position, item in enumerate(ranked):
             try:
-                item.written = reconcile(client, item.family, item.params)
+                if item.module in APPLIERS:
+                    # Last, after the deletes (they are staged too); it reads again and applies only if staged.
+                    item.written = item.family.run(client, item.params, check_mode=False)
+                else:
+                    item.written = reconcile(client, item.family, item.params)
             except ProxmoxError as exc:
                 item.error = exc
                 untouched = ranked[position + 1:]
@@ -255,7 +273,7 @@ class Declare:
     def result(self, items):
         drifted = [item for item in items if item.action not in (None, 'none')]
         counts = dict(judged=len([item for item in items if item.plan is not None]), matched=0, create=0, update=0,
-                      delete=0, failed=len([item for item in items if item.error is not None]))
+                      delete=0, apply=0, revert=0, failed=len([item for item in items if item.error is not None]))
         for item in items:
             if item.plan is not None:
                 counts['matched' if item.action == 'none' else item.action] += 1

@@ -197,7 +197,8 @@ class TokenSet(Field):
     """An order-free set of tokens (``content``, ``nodes``, ``privs``, ``groups``).
 
     Read as a list, a ``,;`` or space separated string, or a map of token to 1;
-    compared as a sorted, de-duplicated list; written comma-joined.
+    compared as a sorted, de-duplicated list; written joined by ``separator`` (a comma, or a space
+    where PVE's file keeps the list that way: a bridge's ports, a bond's slaves).
     ``empty_token`` is how the server spells the empty set (storage ``content``: ``none``).
     """
 
@@ -205,9 +206,10 @@ class TokenSet(Field):
     elements = 'str'
     unset = []
 
-    def __init__(self, wire, empty_token=None, **kwargs):
+    def __init__(self, wire, empty_token=None, separator=',', **kwargs):
         super(TokenSet, self).__init__(wire, **kwargs)
         self.empty_token = empty_token
+        self.separator = separator
 
     def canonical(self, value):
         if isinstance(value, dict):
@@ -236,7 +238,7 @@ class TokenSet(Field):
     def encode(self, value):
         if not value and self.empty_token:
             return self.empty_token
-        return ','.join(value)
+        return self.separator.join(value)
 
 
 class PropertyString(Field):

@@ -127,6 +127,12 @@ def _replication_job_id(text):
     return parts is not None and int(parts.group(1)) >= 100
 
 
+def _vlan_id_or_range(text):
+    """PVE::JSONSchema pve_verify_vlan_id_or_range: a tag or a range of tags (10-20), each 2 to 4094."""
+    match = re.fullmatch(r'(\d+)(?:-(\d+))?', text)
+    return match is not None and all(2 <= int(tag) <= 4094 for tag in match.groups() if tag is not None)
+
+
 def _list_of(single):
     return lambda text: all(single.accepts(item) for item in LIST_SEPARATORS.split(text) if item)
 
@@ -189,11 +195,22 @@ FORMATS = dict((fmt.name, fmt) for fmt in [
            "labels of letters, digits and inner '-', separated by dots"),
     # PVE::ReplicationConfig parse_replication_job_id: <guest>-<job number>, the guest a vmid of 100 or more.
     Format('pve-replication-job-id', _replication_job_id, '<vmid>-<job number>, such as 100-0'),
+    # pve-network parse_sdn_zone_id / parse_sdn_vnet_id; a vnet's id is also its bridge's name.
+    Format('pve-sdn-zone-id', lambda text: len(text) <= 8 and _full(r'[a-z][a-z0-9]*[a-z0-9]', re.I)(text),
+           'a letter, then letters and digits, at most 8 characters'),
+    Format('pve-sdn-vnet-id', lambda text: len(text) <= 8 and _full(r'[a-z][a-z0-9]*[a-z0-9]', re.I)(text),
+           'a letter, then letters and digits, at most 8 characters'),
+    # SubnetPlugin parse_sdn_subnet_id, as a task declares it: the network in CIDR form.
+    Format('pve-sdn-subnet-id', _cidr(), 'network/bits, an IPv4 or IPv6 network with a mask of 8 bits or more'),
+    # PVE::JSONSchema pve_verify_iface.
+    Format('pve-iface', _full(r'[a-z][a-z0-9_]{1,20}([:.]\d+)?', re.I),
+           "a letter, then 1 to 20 letters, digits or '_', optionally '.<vlan>' or ':<n>'"),
+    Format('pve-vlan-id-or-range', _vlan_id_or_range, 'a VLAN tag or a range of tags such as 10-20, each 2 to 4094'),
 ])
 
 for _name in ('email-or-username', 'pve-userid', 'pve-groupid', 'pve-roleid', 'pve-tokenid', 'pve-node', 'pve-priv',
               'pve-storage-content', 'pve-storage-portal-dns', 'pve-vmid', 'pve-tag', 'pve-ha-resource-id',
-              'pve-ha-node'):
+              'pve-ha-node', 'pve-iface', 'pve-vlan-id-or-range', 'ip'):
     _single = FORMATS[_name]
     FORMATS[_name + '-list'] = Format(_name + '-list', _list_of(_single), 'a list of: ' + _single.allowed,
                                       choices=_single.choices)

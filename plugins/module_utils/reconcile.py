@@ -30,14 +30,21 @@ CREATED_UNDERNEATH = re.compile(r'already (exists|defined)')
 
 
 class Absence:
-    """The typed answer that means "no such object": a status and, optionally, PVE's message."""
+    """The typed answer that means "no such object": a status and, optionally, PVE's message, or the
+    per-parameter error it carries (``errors={'iface': 'interface does not exist'}``: a 400 says so
+    only in that one parameter's error, and any other 400 is a real failure)."""
 
-    def __init__(self, statuses=(404,), message=None):
+    def __init__(self, statuses=(404,), message=None, errors=None):
         self.statuses = tuple(statuses)
         self.message = re.compile(message) if message else None
+        self.errors = dict((key, re.compile(text)) for key, text in (errors or {}).items())
 
     def matches(self, exc):
-        return exc.status in self.statuses and (self.message is None or bool(self.message.search(exc.reason)))
+        if exc.status not in self.statuses:
+            return False
+        if self.message is not None and not self.message.search(exc.reason):
+            return False
+        return all(pattern.search(str(exc.errors.get(key, ''))) for key, pattern in self.errors.items())
 
 
 class Listing:
@@ -206,6 +213,19 @@ class Family:
         view = dict(ident)
         view.update((field.option, current[field.option]) for field in managed)
         return view
+
+    # -- what declare asks of every task it batches (an Applier answers the same) ----------------
+    def read(self, client, ident):
+        return self.store.read(client, self, ident)
+
+    def judge(self, declaration, raw, batch=()):
+        return plan(self, declaration, raw)
+
+    def view(self, declaration, raw):
+        return self.managed_view(declaration.ident, raw, self.managed(declaration))
+
+    def diff(self, declaration, raw, the_plan):
+        return diff_of(self, declaration, raw, the_plan.action)
 
     def live_object(self, ident, raw, managed):
         """The returned ``object``: the managed view plus what the family reports (member counts, tokens)."""

@@ -122,6 +122,37 @@ def verify_ip_or_cidr(value):
         raise FormatError("value does not look like a valid IP address or CIDR network")
 
 
+def _sdn_id(kind):
+    """pve-network parse_sdn_zone_id / parse_sdn_vnet_id: letters and digits, a letter first, at most 8."""
+    def check(value):
+        if not re.match(r"^[a-z][a-z0-9]*[a-z0-9]$", value, re.I):
+            raise FormatError(f"{kind} ID '{value}' contains illegal characters")
+        if len(value) > 8:
+            raise FormatError(f"{kind} ID '{value}' can't be more length than 8 characters")
+    return check
+
+
+def verify_sdn_subnet_id(value):
+    """pve-network SubnetPlugin parse_sdn_subnet_id: a CIDR, or the stored id <zone>-<network>-<mask>."""
+    if "/" in value:
+        cidr = value
+    else:
+        parts = value.split("-")
+        cidr = f"{parts[1]}/{parts[2]}" if len(parts) >= 3 else value
+    if not _is_cidr(cidr):
+        raise FormatError("value does not look like a valid CIDR network")
+
+
+def verify_vlan_id_or_range(value):
+    """PVE::JSONSchema pve_verify_vlan_id_or_range: a tag or a range of tags, each 2 to 4094."""
+    match = re.match(r"^(\d+)(?:-(\d+))?$", value)
+    if not match:
+        raise FormatError(f"invalid VLAN configuration '{value}'")
+    for tag in match.groups():
+        if tag is not None and not 2 <= int(tag) <= 4094:
+            raise FormatError(f"invalid VLAN tag '{tag}'")
+
+
 def verify_dns_name(value):
     if not DNS_RE.match(value):
         raise FormatError("value does not look like a valid DNS name")
@@ -252,6 +283,10 @@ FORMATS = {
                             re.I),
     "pve-iface": _regex(r"^[a-z][a-z0-9_]{1,20}([:\.]\d+)?$",
                         "invalid network interface name '{value}'", re.I),
+    "pve-sdn-zone-id": _sdn_id("zone"),
+    "pve-sdn-vnet-id": _sdn_id("vnet"),
+    "pve-sdn-subnet-id": verify_sdn_subnet_id,
+    "pve-vlan-id-or-range": verify_vlan_id_or_range,
     "pve-bridge-id": _regex(r"^[-_.\w\d]+$", "invalid bridge ID '{value}'"),
     "pve-tag": _regex(r"^(?i:[a-z0-9_][a-z0-9_\-\+\.]*)$", "invalid characters in tag"),
     # PVE::HA::Tools: pve_verify_ha_resource_id, pve_verify_ha_resource_or_vm_id, pve_verify_ha_node

@@ -115,6 +115,15 @@ class ClusterState:
         self.ha_resources = OrderedDict()     # ha/resources.cfg (handlers/ha.py)
         self.ha_rules = OrderedDict()         # ha/rules.cfg
         self.firewall = {}                    # scope -> firewall config (handlers/firewall.py)
+        # SDN (handlers/sdn.py): the staged files /etc/pve/sdn/{zones,vnets,subnets}.cfg, id -> section,
+        # and the applied .running-config (the same three tables), None until the first apply.
+        self.sdn = {"zones": OrderedDict(), "vnets": OrderedDict(), "subnets": OrderedDict()}
+        self.sdn_running = None
+        # Node networking (handlers/network.py): node -> {"interfaces": /etc/network/interfaces,
+        # "staged": /etc/network/interfaces.new or None}, each an OrderedDict iface -> options.
+        self.networks = {}
+        # Fault knobs (not config files, so not in _FILES): node -> exit status of its next reload task.
+        self.network_reload_failure = {}
         # knobs for behaviour that differs between PVE versions / field reports
         self.acl_omit_default_propagate = True
         self._order_counter = 0
@@ -135,7 +144,8 @@ class ClusterState:
     _FILES = ("users", "groups", "custom_roles", "pools", "acl", "token_secrets", "passwords",
               "storage", "storage_secrets", "realms", "realm_secrets", "datacenter", "backup_jobs",
               "replication_jobs", "metric_servers", "notification_endpoints", "notification_matchers",
-              "notification_secrets", "ha_resources", "ha_rules", "firewall")
+              "notification_secrets", "ha_resources", "ha_rules", "firewall", "sdn", "sdn_running",
+              "networks")
 
     def snapshot(self):
         return {name: copy.deepcopy(getattr(self, name)) for name in self._FILES}

@@ -134,6 +134,8 @@ SAMPLES = [
     'local:iso/x.iso', 'local', '1local:x', '100', '99', '999999999', '1000000000', '0100',
     'tag_1', 'Tag+x.y', '-tag', 'a,b', 'a b;c', 'a,,b', 'net0', 'a-b_c', 'a1', '1a',
     'BC:24:11', 'BC:24:11:', 'BC:24:11:0', 'bd:24', '100-0', '99-0', '100-', 'pve.lab', 'ops team',
+    'vmbr0', 'eno1.10', 'bond0:1', 'e' + 'x' * 21, 'vlan_1', '1', '2', '4094', '4095', '10-20', '2-4095', '10-',
+    'abcdefgh', 'abcdefghi', 'zone1-', 'fd00::/8', '10.0.0.0/24,10.1.0.0/16', '10.0.0.1 fe80::1',
 ]
 COMPARED = sorted(name for name in FORMATS if re.sub(r'-(list|opt)$', '', name) in SIMULATED
                   and name != 'pve-calendar-event')  # the simulator accepts any printable calendar event

@@ -1,0 +1,34 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 homeflare.proxmox contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The SDN vnet family: sections of the staged sdn/vnets.cfg, /cluster/sdn/vnets/{vnet}.
+
+The vnet's id is also its bridge's name on every node, so there is no rename. Undeclared options
+mean PVE's defaults (no alias, no tag, not VLAN-aware, ports not isolated); booleans are written as
+1/0, an unset alias or tag is cleared with ``delete=``. ``tag`` absent is not ``tag`` 0.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Flag, Integer, Text
+from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Absence, Listing
+from ansible_collections.homeflare.proxmox.plugins.module_utils.staging import Staged
+
+FAMILY = Staged(
+    name='sdn_vnet',
+    identity=[Text('vnet', required=True, format='pve-sdn-vnet-id')],
+    fields=[
+        # Mutable: PVE moves a vnet to another zone in place. PVE checks the zone exists (with SDN.Allocate on it).
+        Text('zone', default=''),
+        Text('alias', default='', clear='delete', max_length=256, pattern=r'(?i:[\(\)-_.\w\d\s]{0,256})'),
+        Integer('tag', default=None, clear='delete', minimum=1, maximum=16777215),
+        Flag('vlanaware', default=False),
+        Flag('isolate-ports', default=False),
+    ],
+    collection='/cluster/sdn/vnets',
+    item='/cluster/sdn/vnets/{vnet}',
+    listing=Listing('/cluster/sdn/vnets'),
+    absence=Absence((500,), r"does not exist"),
+)

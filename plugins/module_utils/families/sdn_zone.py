@@ -1,0 +1,91 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 homeflare.proxmox contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The SDN zone family: sections of the staged sdn/zones.cfg, /cluster/sdn/zones/{zone}.
+
+A write is staged; nothing is live until ``sdn_apply``. Every option the type takes means its
+default when undeclared (PVE leaves the key out), so an option set by hand is drift, cleared with
+``delete=`` (an integer cannot be cleared with ``''``). The options a type needs (a vlan zone's
+bridge, an evpn zone's controller) cannot be cleared, so they are required instead.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Flag, Integer, Text, TokenSet
+from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Absence, Listing
+from ansible_collections.homeflare.proxmox.plugins.module_utils.staging import Staged
+from ansible_collections.homeflare.proxmox.plugins.module_utils.type_rules import TypeRules
+
+# pve-network 9 Zones/<Type>Plugin.pm options(), in wire names.
+_COMMON = ['nodes', 'mtu', 'dns', 'reversedns', 'dnszone', 'ipam']
+ZONE_TYPES = TypeRules('zone', {
+    'simple': dict(options=_COMMON + ['dhcp']),
+    'vlan': dict(options=_COMMON + ['bridge', 'bridge-disable-mac-learning'], required=['bridge']),
+    'qinq': dict(options=_COMMON + ['bridge', 'bridge-disable-mac-learning', 'tag', 'vlan-protocol'],
+                 required=['bridge', 'tag']),
+    'vxlan': dict(options=_COMMON + ['peers', 'vxlan-port'], required=['peers']),
+    'evpn': dict(options=_COMMON + ['controller', 'vrf-vxlan', 'mac', 'exitnodes', 'exitnodes-primary',
+                                    'exitnodes-local-routing', 'advertise-subnets', 'disable-arp-nd-suppression',
+                                    'dhcp', 'vxlan-port'],
+                 required=['controller', 'vrf-vxlan']),
+})
+
+
+def check_zone(ident, declared, state):
+    ZONE_TYPES.check(FAMILY.fields, declared, state)
+
+
+def default(kind, wire, **kwargs):
+    """An option whose undeclared meaning is PVE's default (no key); a hand-set value is cleared with delete=."""
+    field = kind(wire, clear='delete', **kwargs)
+    field.default = field.unset
+    return field
+
+
+def needed(kind, wire, **kwargs):
+    """An option a type needs (never clearable): compared when declared, required by the type table."""
+    return kind(wire, **kwargs)
+
+
+FAMILY = Staged(
+    name='sdn_zone',
+    identity=[Text('zone', required=True, format='pve-sdn-zone-id')],
+    fields=[
+        # PVE's PUT has no type: another type is refused (a zone is never retyped or recreated).
+        Text('type', create_only=True, choices=['evpn', 'faucet', 'qinq', 'simple', 'vlan', 'vxlan'], format='pve-configid'),
+        default(TokenSet, 'nodes', format='pve-node-list'),
+        default(Integer, 'mtu'),
+        default(Text, 'dns'),
+        default(Text, 'reversedns'),
+        default(Text, 'dnszone', format='dns-name'),
+        # No ipam key means PVE's built-in 'pve' IPAM; written as ipam=pve, which every type takes.
+        Text('ipam', default='pve', absent_means='pve', normalise=lambda value: value or 'pve'),
+        default(Text, 'dhcp', choices=['dnsmasq']),
+        needed(Text, 'bridge'),
+        default(Flag, 'bridge-disable-mac-learning'),
+        # The qinq service VLAN: 0 is a real tag (untagged service), not "unset".
+        needed(Integer, 'tag', minimum=0),
+        Text('vlan-protocol', default='802.1q', absent_means='802.1q', clear='delete',
+             choices=['802.1q', '802.1ad']),
+        needed(TokenSet, 'peers', format='ip-list'),
+        Integer('vxlan-port', default=4789, absent_means=4789, clear='delete', minimum=1, maximum=65536),
+        needed(Text, 'controller'),
+        needed(Integer, 'vrf-vxlan', minimum=1, maximum=16777215),
+        # PVE generates the anycast MAC of an evpn zone when none is given: compared only when declared.
+        Text('mac', format='mac-addr', normalise=lambda value: value.lower()),
+        default(TokenSet, 'exitnodes', format='pve-node-list'),
+        default(Text, 'exitnodes-primary', format='pve-node'),
+        default(Flag, 'exitnodes-local-routing'),
+        default(Flag, 'advertise-subnets'),
+        default(Flag, 'disable-arp-nd-suppression'),
+    ],
+    collection='/cluster/sdn/zones',
+    item='/cluster/sdn/zones/{zone}',
+    listing=Listing('/cluster/sdn/zones'),
+    absence=Absence((500,), r"^sdn '.*' does not exist"),
+    # The item read needs SDN.Allocate (the list takes SDN.Audit but is filtered by privilege).
+    read_role='provision',
+    check_declaration=check_zone,
+)

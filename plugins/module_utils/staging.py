@@ -1,0 +1,287 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 homeflare.proxmox contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Staged configuration: SDN objects and node interfaces are written to a pending copy, and nothing is
+live until an apply reloads networking (for SDN on every node at once, for a node's interfaces on that
+node). So an object reports whether it is pending, and an apply is its own task (an ``Applier``) that
+makes no call at all when nothing is staged, and checks afterwards that nothing still is.
+
+An applier is judged like a family (``declare`` reads, plans and writes it through the same methods)
+but has no fields: its plan is "is anything staged?", and, in a batch, "will this run stage something?".
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible_collections.homeflare.proxmox.plugins.module_utils.credentials import CONNECTION_ARGUMENT_SPEC
+from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import ApiError, NotConverged, Refused
+from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import (
+    ABSENT, Declaration, Family, ItemStore, Plan, reconcile)
+from ansible_collections.homeflare.proxmox.plugins.module_utils.tasks import parse_upid, wait_for_task
+
+
+class StagedStore(ItemStore):
+    """The item store, plus the object's row in PVE's pending view (``?pending=1``: running values,
+    staged ones and ``state``)."""
+
+    def read_pending(self, client, family, ident):
+        return self.read_at(client, family, family.path(ident), dict(pending=1))
+
+    @staticmethod
+    def read_at(client, family, path, params=None):
+        try:
+            return client.get(path, params=params, role=family.read_role) or {}
+        except ApiError as exc:
+            if family.absence.matches(exc):
+                return ABSENT
+            raise
+
+
+class Staged(Family):
+    """A family whose writes are staged: the result also says whether the object is ``pending``
+    (``pending_state``: PVE's new, changed or deleted) until an apply makes it live."""
+
+    def __init__(self, name, identity, fields, store=None, **kwargs):
+        super(Staged, self).__init__(name, identity, fields, store=store or StagedStore(), **kwargs)
+
+    def run(self, client, params, check_mode):
+        result = reconcile(client, self, params, check_mode=check_mode)
+        row = self.store.read_pending(client, self, self.declaration(params).ident)
+        state = None if row is ABSENT else row.get('state')
+        result.update(pending=state is not None, pending_state=state)
+        return result
+
+
+class Applier:
+    """The task of an apply module; ``declare`` judges it after the objects it applies."""
+
+    fields = []
+    listing = None
+    scheme = 'pve'
+    singleton = True
+    # The modules whose writes this apply makes live (in a batch: their drift means "will be staged").
+    applies = ()
+
+    def __init__(self, name, identity, task_timeout=60, schema=None):
+        self.name = name
+        self.identity = identity
+        self.task_timeout = task_timeout
+        self.schema = schema  # the call the identity's rules come from (checked against the official schema)
+
+    # -- the module's interface ------------------------------------------------------------
+    def argument_spec(self):
+        spec = dict(CONNECTION_ARGUMENT_SPEC)
+        for field in self.identity:
+            spec[field.option] = field.argument_spec()
+        spec['task_timeout'] = dict(type='int', default=self.task_timeout)
+        spec.update(self.options())
+        return spec
+
+    def options(self):
+        return {}
+
+    def resolve(self, params):
+        return self
+
+    def declaration(self, params):
+        ident = dict((field.option, field.declared(params[field.option])) for field in self.identity)
+        return Declaration(ident, dict((option, params.get(option)) for option in self.options()), 'present',
+                           params.get('task_timeout') or self.task_timeout)
+
+    def key(self, ident):
+        return tuple(ident[field.option] for field in self.identity)
+
+    def run(self, client, params, check_mode):
+        declaration = self.declaration(params)
+        staged = self.read(client, declaration.ident)
+        the_plan = self.judge(declaration, staged)
+        result = dict(changed=the_plan.action != 'none', plan=the_plan.as_dict(), warnings=[],
+                      diff=self.diff(declaration, staged, the_plan))
+        if the_plan.action != 'none':
+            self.precondition(client, declaration)
+        if check_mode or the_plan.action == 'none':
+            result['object'] = self.view(declaration, staged)
+            return result
+        return self.apply(client, declaration, staged, result)
+
+    # -- judging (declare calls these too) -----------------------------------------------------
+    def judge(self, declaration, staged, batch=()):
+        """Apply when something is staged, or (in a batch) when an object this apply covers will be written."""
+        coming = ['%s (%s)' % (item.name, item.action) for item in batch
+                  if item.module in self.applies and item.action not in (None, 'none') and self.covers(declaration,
+                                                                                                       item)]
+        changed = self.describe_staged(staged) + coming
+        return Plan('found', self.action(declaration) if changed else 'none', changed)
+
+    def covers(self, declaration, item):
+        return True
+
+    def action(self, declaration):
+        return 'apply'
+
+    def diff(self, declaration, staged, the_plan):
+        before = self.view(declaration, staged)
+        after = dict(before)
+        if the_plan.action != 'none':
+            after.update(self.settled())
+        return dict(before=before, after=after)
+
+    # -- the write ------------------------------------------------------------------------------
+    def apply(self, client, declaration, staged, result):
+        """Apply once, wait for the task, and fail if anything is still staged afterwards."""
+        answer = self.send(client, declaration)
+        if parse_upid(answer):
+            outcome = wait_for_task(client, answer, 'provision', declaration.task_timeout)
+            result['task'] = answer
+            if outcome.warning:
+                result['warnings'].append(outcome.warning)
+        self.postcondition(client, declaration)
+        after = self.read(client, declaration.ident)
+        leftover = self.describe_staged(after)
+        if leftover:
+            raise NotConverged('%s: the %s returned no error, but still staged: %s. %s' % (
+                self.describe(declaration.ident), self.action(declaration), ', '.join(leftover), self.inspect_hint(
+                    declaration)))
+        result['object'] = self.view(declaration, after)
+        return result
+
+    def precondition(self, client, declaration):
+        """Checked before a write, and in check mode as a real run would (a degraded cluster)."""
+
+    def postcondition(self, client, declaration):
+        """Checked after the write."""
+
+
+# -- SDN ------------------------------------------------------------------------------------------
+SDN_COLLECTIONS = (('zone', '/cluster/sdn/zones'), ('vnet', '/cluster/sdn/vnets'),
+                   ('controller', '/cluster/sdn/controllers'))
+
+
+class SdnApply(Applier):
+    """``PUT /cluster/sdn``: regenerates every node's SDN network at once, so only when something is staged."""
+
+    applies = ('sdn_zone', 'sdn_vnet', 'sdn_subnet')
+
+    def describe(self, ident):
+        return 'the SDN configuration'
+
+    def read(self, client, ident):
+        """Every staged SDN object: (kind, id, state, staged keys), from PVE's pending views."""
+        staged = []
+        vnets = []
+        for kind, path in SDN_COLLECTIONS:
+            for row in client.get(path, params=dict(pending=1), role='read') or []:
+                staged.append(self.entry(kind, row.get(kind), row))
+                if kind == 'vnet' and row.get('state') != 'deleted':
+                    vnets.append(row.get('vnet'))
+        for vnet in vnets:
+            for row in client.get('/cluster/sdn/vnets/%s/subnets' % vnet, params=dict(pending=1), role='read') or []:
+                staged.append(self.entry('subnet', row.get('subnet'), row))
+        return [entry for entry in staged if entry['state']]
+
+    @staticmethod
+    def entry(kind, ident, row):
+        # Only key names: a staged value is the operator's business, and the apply makes it live as is.
+        return dict(kind=kind, id=ident, state=row.get('state'), keys=sorted(row.get('pending') or {}))
+
+    @staticmethod
+    def describe_staged(staged):
+        return ['%s %s (%s)' % (entry['kind'], entry['id'], entry['state']) for entry in staged]
+
+    def view(self, declaration, staged):
+        return dict(pending=staged)
+
+    @staticmethod
+    def settled():
+        return dict(pending=[])
+
+    def send(self, client, declaration):
+        return client.put('/cluster/sdn', {}, role='provision')
+
+    def inspect_hint(self, declaration):
+        return 'See `pvesh get /cluster/sdn/zones --pending 1` (and vnets, subnets).'
+
+
+# -- node networking -------------------------------------------------------------------------------
+def changed_lines(diff_text):
+    """Lines a unified diff adds or removes (its own --- and +++ headers aside). The text itself is never
+    kept: /etc/network/interfaces may hold secrets (wpa-psk) and commands (pre-up)."""
+    return sum(1 for line in (diff_text or '').splitlines()
+               if line[:1] in ('+', '-') and not line.startswith(('+++', '---')))
+
+
+def cluster_health(client):
+    """What keeps a network reload from being safe: no quorum, a member offline. Empty when healthy;
+    a standalone node has no cluster row and is quorate."""
+    problems = []
+    for row in client.get('/cluster/status', role='read') or []:
+        if row.get('type') == 'cluster' and not int(row.get('quorate') or 0):
+            problems.append('the cluster is not quorate')
+        if row.get('type') == 'node' and not int(row.get('online') or 0):
+            problems.append('node %s is offline' % row.get('name'))
+    return problems
+
+
+class NetworkApply(Applier):
+    """``PUT /nodes/{node}/network``: moves interfaces.new over interfaces and reloads the node's network
+    (task ``srvreload``). Only when something is staged, only on a healthy cluster, one node at a time."""
+
+    applies = ('node_network',)
+
+    def options(self):
+        return dict(revert=dict(type='bool', default=False))
+
+    def describe(self, ident):
+        return "the network of node '%s'" % ident['node']
+
+    def covers(self, declaration, item):
+        return item.declaration.ident.get('node') == declaration.ident['node']
+
+    def action(self, declaration):
+        return 'revert' if declaration.values.get('revert') else 'apply'
+
+    def read(self, client, ident):
+        reply = client.request('GET', '/nodes/%s/network' % ident['node'], None, 'read')
+        return dict(pending_lines=changed_lines(reply.extras.get('changes')))
+
+    @staticmethod
+    def describe_staged(staged):
+        lines = staged['pending_lines']
+        return ['%d staged line%s in /etc/network/interfaces.new' % (lines, '' if lines == 1 else 's')] if lines else []
+
+    def view(self, declaration, staged):
+        return dict(node=declaration.ident['node'], pending_lines=staged['pending_lines'])
+
+    @staticmethod
+    def settled():
+        return dict(pending_lines=0)
+
+    def precondition(self, client, declaration):
+        if self.action(declaration) == 'revert':
+            return  # a revert only removes the staged file; nothing is reloaded
+        problems = cluster_health(client)
+        if problems:
+            raise Refused('%s is not reloaded: %s. Nothing was applied; the staged change stays in '
+                          '/etc/network/interfaces.new.' % (self.describe(declaration.ident), '; '.join(problems)))
+
+    def send(self, client, declaration):
+        path = '/nodes/%s/network' % declaration.ident['node']
+        if self.action(declaration) == 'revert':
+            return client.delete(path, role='provision')
+        answer = client.put(path, {}, role='provision')
+        if not parse_upid(answer):
+            raise Refused('%s: PVE answered %r instead of the reload task, so the outcome is unknown; check the node '
+                          'before running again.' % (self.describe(declaration.ident), answer))
+        return answer
+
+    def postcondition(self, client, declaration):
+        if self.action(declaration) == 'revert':
+            return
+        problems = cluster_health(client)
+        if problems:
+            raise NotConverged('%s was reloaded, but then: %s.' % (self.describe(declaration.ident),
+                                                                   '; '.join(problems)))
+
+    def inspect_hint(self, declaration):
+        return 'See `pvesh get /nodes/%s/network` (its changes).' % declaration.ident['node']
