@@ -51,19 +51,21 @@ from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import
 # Module name → family, in the order objects are created: what an object refers to exists before it
 # (the cluster role's order): a realm before its users, users before their tokens and grants, storages
 # before backup jobs, endpoints before matchers, HA resources before rules, aliases and ipsets before the
-# rules that name them, the rules before the options that enable the firewall, SDN zones before their
-# vnets before their subnets. Deletes run in the reverse order. A module over several scopes (firewall
-# options and rules) judges each object with its scope's family.
+# rules that name them, the rules before the options that enable the firewall, node interfaces (the
+# bridges SDN zones sit on) before SDN zones, zones before their vnets before their subnets. Deletes run
+# in the reverse order. A module over several scopes (firewall options and rules) judges each object
+# with its scope's family.
 ORDER = ['realm', 'role', 'group', 'pool', 'user', 'api_token', 'storage', 'acl', 'cluster_options', 'metric_server',
          'notification_endpoint', 'notification_matcher', 'backup_job', 'replication_job', 'ha_resource', 'ha_rule',
-         'firewall_alias', 'firewall_ipset', 'firewall_rules', 'firewall_options', 'sdn_zone', 'sdn_vnet',
-         'sdn_subnet', 'sdn_apply', 'node_network', 'network_apply']
+         'firewall_alias', 'firewall_ipset', 'firewall_rules', 'firewall_options', 'node_network', 'network_apply',
+         'sdn_zone', 'sdn_vnet', 'sdn_subnet', 'sdn_apply']
 FAMILIES = tuple(zip(ORDER, (
     REALM, ROLE, GROUP, POOL, USER, API_TOKEN, STORAGE, ACL, CLUSTER_OPTIONS, METRIC_SERVER, NOTIFICATION_ENDPOINT,
     NOTIFICATION_MATCHER, BACKUP_JOB, REPLICATION_JOB, HA_RESOURCE, HA_RULE, FIREWALL_ALIAS, FIREWALL_IPSET,
-    FIREWALL_RULES, FIREWALL_OPTIONS, SDN_ZONE, SDN_VNET, SDN_SUBNET, SDN_APPLY, NODE_NETWORK, NETWORK_APPLY)))
+    FIREWALL_RULES, FIREWALL_OPTIONS, NODE_NETWORK, NETWORK_APPLY, SDN_ZONE, SDN_VNET, SDN_SUBNET, SDN_APPLY)))
 # The applies (staging.Applier): judged once every object has its plan, run after every write and
-# delete, each at most once per run and only when something is staged then (one node at a time).
+# delete, each at most once per run and only when something is staged then: each node's network one
+# at a time, then SDN (whose apply would reload every node's staged interfaces too).
 APPLIERS = ('sdn_apply', 'network_apply')
 
 
@@ -108,7 +110,7 @@ class Item:
             if self.written is not None:
                 entry['object'] = self.written['object']
             else:
-                entry['object'] = self.family.view(self.declaration, self.raw)
+                entry['object'] = self.family.object_view(self.declaration, self.raw)
         if self.error is not None:
             entry.update(failed=True, msg=str(self.error), error=type(self.error).__name__)
         return entry

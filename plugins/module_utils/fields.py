@@ -35,8 +35,9 @@ class Field:
     ``create_only`` sent on create, compared when declared, never sent on update (a change is refused).
     ``secret``     sent on create only; never read, compared, returned or shown.
     ``clear``      how a value equal to "unset" is written on update: 'empty' sends it, 'delete' lists it in delete=.
-    ``always_send`` sent with every update too, drifted or not (PVE wants it on every PUT: a metric server's
-                   ``server`` and ``port``, an HA rule's ``type``); a create-only field so marked is re-sent as is.
+    ``always_send`` sent with every update too, drifted or not, unless unset (PVE wants it on every PUT: a
+                   metric server's ``server`` and ``port``, an HA rule's ``type``, an interface's address, which a
+                   PUT without it drops); a create-only field so marked is re-sent as is.
     ``absent_means`` the canonical value of a key the server left out (the kind's empty value otherwise).
 
     PVE's rules for a value, copied from the official schema (``formats.py`` says how they are kept
@@ -48,6 +49,9 @@ class Field:
 
     ansible_type = 'str'
     elements = None
+    # Whether the undeclared meaning is also the argument's default. Not for an option only some types
+    # take (an SDN zone's): there a value must mean the task declared it, so the type can refuse it.
+    spec_default = True
 
     def __init__(self, wire, option=None, default=UNMANAGED, create_only=False, secret=False, clear='empty',
                  choices=None, pattern=None, required=False, minimum=None, maximum=None, normalise=None,

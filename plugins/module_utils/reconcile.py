@@ -149,7 +149,7 @@ class Family:
         spec = dict(CONNECTION_ARGUMENT_SPEC)
         for field in self.identity + self.fields:
             option = field.argument_spec()
-            if field.managed_when_undeclared:
+            if field.managed_when_undeclared and field.spec_default:
                 option['default'] = field.default
             spec[field.option] = option
         if not self.singleton:
@@ -221,7 +221,7 @@ class Family:
     def judge(self, declaration, raw, batch=()):
         return plan(self, declaration, raw)
 
-    def view(self, declaration, raw):
+    def object_view(self, declaration, raw):
         return self.managed_view(declaration.ident, raw, self.managed(declaration))
 
     def diff(self, declaration, raw, the_plan):
@@ -313,7 +313,7 @@ def update_form(family, declaration, changed, raw):
     for field in family.fields:
         value = declaration.desired(field)
         if (field.always_send and field.wire not in form and field.wire not in delete
-                and value is not UNMANAGED and value is not None):
+                and value is not UNMANAGED and value is not None and not field.is_unset(value)):
             form[field.wire] = field.encode(value)
     if delete:
         if family.scheme == 'pbs':

@@ -101,7 +101,7 @@ class Applier:
         if the_plan.action != 'none':
             self.precondition(client, declaration)
         if check_mode or the_plan.action == 'none':
-            result['object'] = self.view(declaration, staged)
+            result['object'] = self.object_view(declaration, staged)
             return result
         return self.apply(client, declaration, staged, result)
 
@@ -121,7 +121,7 @@ class Applier:
         return 'apply'
 
     def diff(self, declaration, staged, the_plan):
-        before = self.view(declaration, staged)
+        before = self.object_view(declaration, staged)
         after = dict(before)
         if the_plan.action != 'none':
             after.update(self.settled())
@@ -143,7 +143,7 @@ class Applier:
             raise NotConverged('%s: the %s returned no error, but still staged: %s. %s' % (
                 self.describe(declaration.ident), self.action(declaration), ', '.join(leftover), self.inspect_hint(
                     declaration)))
-        result['object'] = self.view(declaration, after)
+        result['object'] = self.object_view(declaration, after)
         return result
 
     def precondition(self, client, declaration):
@@ -154,8 +154,11 @@ class Applier:
 
 
 # -- SDN ------------------------------------------------------------------------------------------
+# What PUT /cluster/sdn makes live: the collections PVE keeps a running copy of (ipams and dns
+# servers are written directly, not staged). Subnets are read per vnet, fabrics as one view.
 SDN_COLLECTIONS = (('zone', '/cluster/sdn/zones'), ('vnet', '/cluster/sdn/vnets'),
                    ('controller', '/cluster/sdn/controllers'))
+FABRIC_VIEW = (('fabric', 'fabrics', 'id'), ('fabric node', 'nodes', 'node_id'))
 
 
 class SdnApply(Applier):
@@ -178,6 +181,10 @@ class SdnApply(Applier):
         for vnet in vnets:
             for row in client.get('/cluster/sdn/vnets/%s/subnets' % vnet, params=dict(pending=1), role='read') or []:
                 staged.append(self.entry('subnet', row.get('subnet'), row))
+        fabrics = client.get('/cluster/sdn/fabrics/all', params=dict(pending=1), role='read') or {}
+        for kind, key, name in FABRIC_VIEW:
+            for row in fabrics.get(key) or []:
+                staged.append(self.entry(kind, row.get(name), row))
         return [entry for entry in staged if entry['state']]
 
     @staticmethod
@@ -189,12 +196,23 @@ class SdnApply(Applier):
     def describe_staged(staged):
         return ['%s %s (%s)' % (entry['kind'], entry['id'], entry['state']) for entry in staged]
 
-    def view(self, declaration, staged):
+    def object_view(self, declaration, staged):
         return dict(pending=staged)
 
     @staticmethod
     def settled():
         return dict(pending=[])
+
+    def precondition(self, client, declaration):
+        """PVE reloads every node's network for an SDN apply, which also makes any staged interface change
+        live: so only on a healthy cluster, and only when no node has interfaces staged."""
+        problems = cluster_health(client)
+        for row in client.get('/nodes', role='read') or []:
+            if row.get('status') == 'online' and staged_interface_lines(client, row['node']):
+                problems.append("node %s has interface changes staged, which the SDN apply would make live "
+                                "too (apply or revert them first with homeflare.proxmox.network_apply)" % row['node'])
+        if problems:
+            raise Refused('the SDN configuration is not applied: %s. Nothing was applied.' % '; '.join(problems))
 
     def send(self, client, declaration):
         return client.put('/cluster/sdn', {}, role='provision')
@@ -209,6 +227,11 @@ def changed_lines(diff_text):
     kept: /etc/network/interfaces may hold secrets (wpa-psk) and commands (pre-up)."""
     return sum(1 for line in (diff_text or '').splitlines()
                if line[:1] in ('+', '-') and not line.startswith(('+++', '---')))
+
+
+def staged_interface_lines(client, node):
+    """How many lines a node's interfaces.new changes: PVE sends the diff as ``changes`` beside the data."""
+    return changed_lines(client.request('GET', '/nodes/%s/network' % node, None, 'read').extras.get('changes'))
 
 
 def cluster_health(client):
@@ -242,15 +265,14 @@ class NetworkApply(Applier):
         return 'revert' if declaration.values.get('revert') else 'apply'
 
     def read(self, client, ident):
-        reply = client.request('GET', '/nodes/%s/network' % ident['node'], None, 'read')
-        return dict(pending_lines=changed_lines(reply.extras.get('changes')))
+        return dict(pending_lines=staged_interface_lines(client, ident['node']))
 
     @staticmethod
     def describe_staged(staged):
         lines = staged['pending_lines']
         return ['%d staged line%s in /etc/network/interfaces.new' % (lines, '' if lines == 1 else 's')] if lines else []
 
-    def view(self, declaration, staged):
+    def object_view(self, declaration, staged):
         return dict(node=declaration.ident['node'], pending_lines=staged['pending_lines'])
 
     @staticmethod
@@ -285,3 +307,4 @@ class NetworkApply(Applier):
 
     def inspect_hint(self, declaration):
         return 'See `pvesh get /nodes/%s/network` (its changes).' % declaration.ident['node']
+

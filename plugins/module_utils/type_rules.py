@@ -22,6 +22,10 @@ class TypeRules:
         self.noun = noun
         self.types = types
 
+    def common(self, wire):
+        """Whether every type takes the option."""
+        return all(wire in rules['options'] for rules in self.types.values())
+
     def check(self, fields, declared, state):
         """The declared type's rules; with state=present the type itself is required."""
         if state != 'present':

@@ -115,15 +115,22 @@ class ClusterState:
         self.ha_resources = OrderedDict()     # ha/resources.cfg (handlers/ha.py)
         self.ha_rules = OrderedDict()         # ha/rules.cfg
         self.firewall = {}                    # scope -> firewall config (handlers/firewall.py)
-        # SDN (handlers/sdn.py): the staged files /etc/pve/sdn/{zones,vnets,subnets}.cfg, id -> section,
-        # and the applied .running-config (the same three tables), None until the first apply.
+        # SDN (handlers/sdn.py): the staged files /etc/pve/sdn/{zones,vnets,subnets}.cfg, id -> section
+        # ({"type": ..., option: value}; integers and booleans as int, nodes/exitnodes a sorted list,
+        # dhcp-range a list of strings, subnet ids "<zone>-<network>-<mask>"), and the applied
+        # .running-config (a copy of the three tables at the last apply), None until the first apply.
         self.sdn = {"zones": OrderedDict(), "vnets": OrderedDict(), "subnets": OrderedDict()}
         self.sdn_running = None
-        # Node networking (handlers/network.py): node -> {"interfaces": /etc/network/interfaces,
-        # "staged": /etc/network/interfaces.new or None}, each an OrderedDict iface -> options.
+        # Node networking (handlers/network.py, seeded per node on first use by network.node_network):
+        # node -> {"interfaces": /etc/network/interfaces, "staged": /etc/network/interfaces.new or None,
+        # "mtimes": {"interfaces": epoch, "staged": epoch or None}}, each file an OrderedDict
+        # iface -> the options PVE's writer renders (values as sent or as read from the file).
         self.networks = {}
-        # Fault knobs (not config files, so not in _FILES): node -> exit status of its next reload task.
+        # Fault knob (not a config file, so not in _FILES): node -> exit status of its next network
+        # reload task (PUT /nodes/{node}/network), e.g. "command 'ifreload -a' failed: exit code 1"; used once.
         self.network_reload_failure = {}
+        # Exit status of the next SDN apply's reloadnetworkall task (handlers/sdn.py), then None again.
+        self.sdn_apply_failure = None
         # knobs for behaviour that differs between PVE versions / field reports
         self.acl_omit_default_propagate = True
         self._order_counter = 0

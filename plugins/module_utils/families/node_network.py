@@ -59,9 +59,10 @@ FAMILY = Family(
     fields=[
         # Sent with every write (PVE's PUT needs it), never changed: another live type is refused.
         Text('type', create_only=True, always_send=True, choices=TYPES),
-        # No unmanaged mode: an undeclared address means an interface without one (method manual).
-        Text('cidr', default='', clear='delete', format='CIDRv4'),
-        unmanaged(Text, 'cidr6', format='CIDRv6'),
+        # No unmanaged mode: PVE's PUT makes an interface sent without cidr manual (and drops its IPv6
+        # without cidr6), so both are sent with every write, and undeclared means none (cleared by delete=).
+        Text('cidr', default='', clear='delete', always_send=True, format='CIDRv4'),
+        Text('cidr6', default='', clear='delete', always_send=True, format='CIDRv6'),
         unmanaged(Text, 'gateway', format='ipv4'),
         unmanaged(Text, 'gateway6', format='ipv6'),
         # Undeclared: unmanaged on an existing interface, off on a new one (PVE's default).

@@ -12,16 +12,22 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Flag, Integer, Text
 from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Absence, Listing
 from ansible_collections.homeflare.proxmox.plugins.module_utils.staging import Staged
+
+def check_vnet(ident, declared, state):
+    if state == 'present' and not declared.get('zone'):
+        raise DeclarationError('option zone is required with state=present (the zone the vnet belongs to)')
+
 
 FAMILY = Staged(
     name='sdn_vnet',
     identity=[Text('vnet', required=True, format='pve-sdn-vnet-id')],
     fields=[
-        # Mutable: PVE moves a vnet to another zone in place. PVE checks the zone exists (with SDN.Allocate on it).
-        Text('zone', default=''),
+        # Mutable: PVE moves a vnet without subnets to another zone in place (it checks the zone exists).
+        Text('zone'),
         Text('alias', default='', clear='delete', max_length=256, pattern=r'(?i:[\(\)-_.\w\d\s]{0,256})'),
         Integer('tag', default=None, clear='delete', minimum=1, maximum=16777215),
         Flag('vlanaware', default=False),
@@ -31,4 +37,5 @@ FAMILY = Staged(
     item='/cluster/sdn/vnets/{vnet}',
     listing=Listing('/cluster/sdn/vnets'),
     absence=Absence((500,), r"does not exist"),
+    check_declaration=check_vnet,
 )
