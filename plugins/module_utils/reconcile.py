@@ -85,8 +85,8 @@ class ItemStore:
 
     def create(self, client, family, ident, form):
         if family.create_on == 'collection':
-            form = dict(form, **family.identity_form(ident))
-            return client.post(family.collection, form, role=family.write_role)
+            form = dict(form, **family.identity_form(ident, family.collection))
+            return client.post(family.collection_path(ident), form, role=family.write_role)
         return client.post(family.path(ident), form, role=family.write_role)
 
     def update(self, client, family, ident, form, live):
@@ -102,7 +102,8 @@ class Family:
     def __init__(self, name, identity, fields, item=None, collection=None, create_on='collection', absence=None,
                  scheme='pve', read_role='read', write_role='provision', retain=False, send_digest=False,
                  task_timeout=None, view=None, report=None, store=None, check_declaration=None, listing=None,
-                 schema=None, check_create=None, singleton=False, created=None, list_delete=False, removed=None):
+                 schema=None, check_create=None, singleton=False, created=None, list_delete=False, removed=None,
+                 type_rules=None):
         self.name = name
         self.identity = identity
         self.fields = fields
@@ -131,6 +132,9 @@ class Family:
         self.report = report
         self.store = store or ItemStore()
         self.check_declaration = check_declaration
+        # Which options each ``type`` takes (type_rules.TypeRules): a declared option the type does not take
+        # is refused, and only the type's own options are compared.
+        self.type_rules = type_rules
         # Rules only a create must meet (a secret PVE's add hook insists on): judged once the object is absent.
         self.check_create = check_create
         self.listing = listing
@@ -164,8 +168,15 @@ class Family:
     def path(self, ident):
         return item_path(self.item, dict((field.wire, ident[field.option]) for field in self.identity))
 
-    def identity_form(self, ident):
-        return dict((field.wire, field.encode(ident[field.option])) for field in self.identity)
+    def collection_path(self, ident):
+        """The collection, with the identity fields it names filled in (/nodes/{node}/network)."""
+        return item_path(self.collection, dict((field.wire, ident[field.option]) for field in self.identity
+                                               if '{%s}' % field.wire in self.collection))
+
+    def identity_form(self, ident, path=''):
+        """The identity as form fields, less those the path already carries."""
+        return dict((field.wire, field.encode(ident[field.option])) for field in self.identity
+                    if '{%s}' % field.wire not in path)
 
     def key(self, ident):
         return tuple(ident[field.option] for field in self.identity)
@@ -190,14 +201,19 @@ class Family:
         state = params.get('state', 'present')
         if state == 'absent' and self.retain and not params.get('confirm_removal'):
             raise Refused('%s holds data: state=absent also needs confirm_removal=true' % self.describe(ident))
+        if self.type_rules:
+            self.type_rules.check(self.fields, declared, state)
         if self.check_declaration:
             self.check_declaration(ident, declared, state)
         return Declaration(ident, declared, state, params.get('task_timeout') or self.task_timeout)
 
     def managed(self, declaration):
-        """Fields compared in this run: declared ones, and undeclared ones that mean a default."""
+        """Fields compared in this run: declared ones, and undeclared ones that mean a default (of those the
+        declared type takes)."""
+        taken = self.type_rules.taken(declaration.values.get('type')) if self.type_rules else None
         return [field for field in self.fields
-                if not field.secret and (field.option in declaration.values or field.managed_when_undeclared)]
+                if not field.secret and (field.option in declaration.values or field.managed_when_undeclared)
+                and (taken is None or field.wire == 'type' or field.wire in taken)]
 
     def current(self, raw):
         """Canonical live values of every readable field, from a raw read."""

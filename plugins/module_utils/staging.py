@@ -23,10 +23,15 @@ from ansible_collections.homeflare.proxmox.plugins.module_utils.tasks import par
 
 class StagedStore(ItemStore):
     """The item store, plus the object's row in PVE's pending view (``?pending=1``: running values,
-    staged ones and ``state``)."""
+    staged ones and ``state``). Read from the collection, which lists a staged delete too (PVE's item
+    read of a vnet deleted in the staged file answers "does not exist" even with pending=1)."""
 
     def read_pending(self, client, family, ident):
-        return self.read_at(client, family, family.path(ident), dict(pending=1))
+        key = family.identity[0]
+        for row in self.read_at(client, family, family.collection, dict(pending=1)) or []:
+            if row.get(key.wire) == ident[key.option]:
+                return row
+        return ABSENT
 
     @staticmethod
     def read_at(client, family, path, params=None):
@@ -99,7 +104,13 @@ class Applier:
         result = dict(changed=the_plan.action != 'none', plan=the_plan.as_dict(), warnings=[],
                       diff=self.diff(declaration, staged, the_plan))
         if the_plan.action != 'none':
-            self.precondition(client, declaration)
+            try:
+                self.precondition(client, declaration)
+            except Refused as exc:
+                if not check_mode:
+                    raise
+                # Check mode still reports the plan: the earlier tasks of a real run may clear the obstacle.
+                result['warnings'].append('a real run would refuse now: %s' % exc)
         if check_mode or the_plan.action == 'none':
             result['object'] = self.object_view(declaration, staged)
             return result
@@ -147,7 +158,7 @@ class Applier:
         return result
 
     def precondition(self, client, declaration):
-        """Checked before a write, and in check mode as a real run would (a degraded cluster)."""
+        """Checked before a write (a degraded cluster); in check mode a refusal is a warning."""
 
     def postcondition(self, client, declaration):
         """Checked after the write."""

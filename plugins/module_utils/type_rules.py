@@ -22,6 +22,11 @@ class TypeRules:
         self.noun = noun
         self.types = types
 
+    def taken(self, kind):
+        """The options a type takes, or None when no (known) type is declared."""
+        rules = self.types.get(kind)
+        return rules['options'] if rules else None
+
     def common(self, wire):
         """Whether every type takes the option."""
         return all(wire in rules['options'] for rules in self.types.values())

@@ -147,6 +147,10 @@ class ClusterState:
         self.storage["local-lvm"] = {"type": "lvmthin", "thinpool": "data", "vgname": "pve",
                                      "content": {"rootdir", "images"}}
 
+    def quorate(self):
+        """Corosync's quorum as /cluster/status reports it: more than half of the nodes online."""
+        return sum(node["online"] for node in self.nodes.values()) * 2 > len(self.nodes)
+
     # -- transactions (see errors.locked) ----------------------------------
     _FILES = ("users", "groups", "custom_roles", "pools", "acl", "token_secrets", "passwords",
               "storage", "storage_secrets", "realms", "realm_secrets", "datacenter", "backup_jobs",

@@ -31,7 +31,6 @@ TYPES = ['bridge', 'bond', 'eth', 'alias', 'vlan', 'fabric', 'OVSBridge', 'OVSBo
 
 
 def check_interface(ident, declared, state):
-    INTERFACE_TYPES.check(FAMILY.fields, declared, state)
     if state == 'present' and declared.get('type') == 'vlan' and '.' not in ident['iface'] and not declared.get(
             'vlan_raw_device'):
         raise DeclarationError("option vlan_raw_device is required for a vlan interface whose name does not say "
@@ -89,5 +88,6 @@ FAMILY = Family(
     absence=Absence((400,), errors={'iface': r'^interface does not exist'}),
     # Removing an interface can cut a node off once applied: state=absent needs confirm_removal.
     retain=True,
+    type_rules=INTERFACE_TYPES,
     check_declaration=check_interface,
 )

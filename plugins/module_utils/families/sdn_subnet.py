@@ -98,12 +98,12 @@ class SubnetStore(StagedStore):
         subnet = self.subnet_id(client, family, ident)
         return None if subnet is None else item_path(SUBNET, dict(vnet=ident['vnet'], subnet=subnet))
 
-    def read(self, client, family, ident, params=None):
+    def read(self, client, family, ident):
         path = self.path_of(client, family, ident)
         if path is None:
             return ABSENT
         try:
-            return self.read_at(client, family, path, params)
+            return self.read_at(client, family, path)
         except ApiError as exc:
             if WRONG_VNET.matches(exc):
                 raise Refused("subnet %s exists under another vnet than '%s' (a subnet's id is its zone and network, "
@@ -112,7 +112,10 @@ class SubnetStore(StagedStore):
             raise
 
     def read_pending(self, client, family, ident):
-        return self.read(client, family, ident, dict(pending=1))
+        for row in self.read_at(client, family, item_path(SUBNETS, ident), dict(pending=1)) or []:
+            if row.get('cidr') == ident['subnet']:
+                return row
+        return ABSENT
 
     def create(self, client, family, ident, form):
         form = dict(form, subnet=ident['subnet'], type='subnet')
@@ -135,7 +138,7 @@ FAMILY = Staged(
     ],
     fields=[
         Text('gateway', default='', clear='delete', format='ip'),
-        Flag('snat', default=False),
+        Flag('snat', default=False, clear='delete'),
         Text('dnszoneprefix', default='', clear='delete', format='dns-name'),
         Text('dhcp-dns-server', default='', clear='delete', format='ip'),
         DhcpRanges('dhcp-range', default=[], clear='delete'),

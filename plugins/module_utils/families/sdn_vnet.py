@@ -4,8 +4,9 @@
 """The SDN vnet family: sections of the staged sdn/vnets.cfg, /cluster/sdn/vnets/{vnet}.
 
 The vnet's id is also its bridge's name on every node, so there is no rename. Undeclared options
-mean PVE's defaults (no alias, no tag, not VLAN-aware, ports not isolated); booleans are written as
-1/0, an unset alias or tag is cleared with ``delete=``. ``tag`` absent is not ``tag`` 0.
+mean PVE's defaults (no alias, no tag, not VLAN-aware, ports not isolated); a value back at its default
+is cleared with ``delete=`` (so the staged file matches the running one again, and nothing is left to
+apply). ``tag`` absent is not ``tag`` 0.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -30,8 +31,8 @@ FAMILY = Staged(
         Text('zone'),
         Text('alias', default='', clear='delete', max_length=256, pattern=r'(?i:[\(\)-_.\w\d\s]{0,256})'),
         Integer('tag', default=None, clear='delete', minimum=1, maximum=16777215),
-        Flag('vlanaware', default=False),
-        Flag('isolate-ports', default=False),
+        Flag('vlanaware', default=False, clear='delete'),
+        Flag('isolate-ports', default=False, clear='delete'),
     ],
     collection='/cluster/sdn/vnets',
     item='/cluster/sdn/vnets/{vnet}',

@@ -28,8 +28,7 @@ def cluster_status(ctx, p):
     state = ctx.state
     res = [{"type": "cluster", "id": "cluster", "name": state.cluster_name,
             "nodes": len(state.nodes), "version": len(state.nodes),
-            "quorate": 1 if sum(n["online"] for n in state.nodes.values()) * 2 > len(state.nodes)
-            else 0}]
+            "quorate": 1 if state.quorate() else 0}]
     for name, info in state.nodes.items():
         res.append({"type": "node", "id": f"node/{name}", "name": name,
                     "nodeid": info["nodeid"], "local": 1 if name == ctx.node else 0,
