@@ -318,4 +318,3 @@ class NetworkApply(Applier):
 
     def inspect_hint(self, declaration):
         return 'See `pvesh get /nodes/%s/network` (its changes).' % declaration.ident['node']
-

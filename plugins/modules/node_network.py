@@ -77,8 +77,11 @@ options:
   cidr6:
     description:
       - Every type. The IPv6 address with its mask, such as V(2001:db8::11/64).
-      - Undeclared, unmanaged; V('') clears it (C(delete=cidr6)).
+      - Like O(cidr), no unmanaged mode - PVE drops an interface's IPv6 configuration on any update that does
+        not send C(cidr6), so it is sent with every write, and undeclared means none (a live one is drift, cleared
+        with C(delete=cidr6)).
     type: str
+    default: ''
   gateway:
     description:
       - Every type. The IPv4 default gateway. Needs O(cidr) (PVE keeps a gateway only on an interface with an address);

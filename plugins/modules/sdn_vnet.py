@@ -42,11 +42,9 @@ options:
     required: true
   zone:
     description:
-      - The zone the vnet belongs to. Declare it with O(state=present) - PVE needs it to create the vnet and never
-        lets a vnet lose it (C(cannot delete zone)), so undeclared it is compared as "no zone" and its repair fails.
+      - The zone the vnet belongs to; required with O(state=present) (refused before any request without it).
       - Changing it moves the vnet to the other zone in place; PVE refuses that while the vnet has subnets.
     type: str
-    default: ''
   alias:
     description:
       - A display name, at most 256 characters.

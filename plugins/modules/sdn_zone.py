@@ -97,7 +97,6 @@ options:
       - Undeclared means none; a value set by hand is cleared with C(delete=dhcp).
     type: str
     choices: [dnsmasq]
-    default: ''
   bridge:
     description:
       - V(vlan) and V(qinq), which need it. The local bridge (or OVS switch) the zone's VLANs ride on, such as
@@ -109,7 +108,6 @@ options:
       - V(vlan) and V(qinq). Whether MAC learning is disabled on the bridge (wire name C(bridge-disable-mac-learning)).
       - Undeclared means PVE's default, off; set by hand, it is cleared with C(delete=bridge-disable-mac-learning).
     type: bool
-    default: false
   tag:
     description:
       - V(qinq), which needs it. The service VLAN tag; V(0) is a real tag (an untagged service VLAN), not "unset".
@@ -122,7 +120,6 @@ options:
         cleared with C(delete=vlan-protocol).
     type: str
     choices: ['802.1q', '802.1ad']
-    default: '802.1q'
   peers:
     description:
       - V(vxlan), which needs it. The IP addresses of every node's VXLAN endpoint, compared order-free.
@@ -135,7 +132,6 @@ options:
       - Undeclared means PVE's default, V(4789), which a zone with no key reads as; another value set by hand is
         cleared with C(delete=vxlan-port).
     type: int
-    default: 4789
   controller:
     description:
       - V(evpn), which needs it. The EVPN controller (C(/cluster/sdn/controllers)) that routes the zone.
@@ -158,31 +154,26 @@ options:
       - Undeclared or V([]) means none; a list set by hand is cleared with C(delete=exitnodes).
     type: list
     elements: str
-    default: []
   exitnodes_primary:
     description:
       - V(evpn). The exit node preferred for outgoing traffic (wire name C(exitnodes-primary)).
       - Undeclared means none; a value set by hand is cleared with C(delete=exitnodes-primary).
     type: str
-    default: ''
   exitnodes_local_routing:
     description:
       - V(evpn). Whether the exit nodes route locally too (wire name C(exitnodes-local-routing)).
       - Undeclared means PVE's default, off; set by hand, it is cleared with C(delete=exitnodes-local-routing).
     type: bool
-    default: false
   advertise_subnets:
     description:
       - V(evpn). Whether the zone's subnets are announced as routes (wire name C(advertise-subnets)).
       - Undeclared means PVE's default, off; set by hand, it is cleared with C(delete=advertise-subnets).
     type: bool
-    default: false
   disable_arp_nd_suppression:
     description:
       - V(evpn). Whether ARP and neighbour discovery suppression is disabled (wire name C(disable-arp-nd-suppression)).
       - Undeclared means PVE's default, off; set by hand, it is cleared with C(delete=disable-arp-nd-suppression).
     type: bool
-    default: false
 seealso:
   - module: homeflare.proxmox.sdn_vnet
   - module: homeflare.proxmox.sdn_subnet

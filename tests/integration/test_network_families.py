@@ -74,7 +74,7 @@ BAD_INPUT = [
     # sdn_zone
     ('sdn_zone', zone(zone='laboratory'), 'zone'),
     ('sdn_zone', zone(zone='1lab'), 'zone'),
-    ('sdn_zone', zone(type='vxlan'), 'peers'),
+    ('sdn_zone', {'zone': 'lab', 'type': 'vxlan'}, 'peers'),
     ('sdn_zone', zone(peers=['10.0.0.1']), 'peers'),
     ('sdn_zone', zone(type='qinq', tag=-1), 'tag'),
     ('sdn_zone', zone(mtu='jumbo'), 'mtu'),
@@ -300,3 +300,51 @@ def test_a_live_interface_of_another_type_is_refused_never_retyped(sim, playbook
                          ignore_errors=True)], env=EXECUTION_PATHS['controller'])
     assert "type is 'eth' on the server but the task declares 'bridge'" in run.result()['msg'], run
     assert sim.writes() == []
+
+
+def role_vars():
+    return {
+        'cluster_node_networks': [MATRIX['node_network']['args'],
+                                  {'node': 'node2', 'iface': 'vmbr2', 'type': 'bridge', 'cidr': '10.30.0.2/24'}],
+        'cluster_sdn_zones': [MATRIX['sdn_zone']['args']],
+        'cluster_sdn_vnets': [MATRIX['sdn_vnet']['args']],
+        'cluster_sdn_subnets': [MATRIX['sdn_subnet']['args']],
+    }
+
+
+# The role builds network_apply's items with Jinja (regex_replace, from_json): on the oldest and newest
+# ansible-core too.
+@pytest.mark.parametrize('path', [pytest.param(path, marks=pytest.mark.compat) if path == 'controller' else path
+                                  for path in sorted(EXECUTION_PATHS)])
+def test_the_cluster_role_stages_then_applies_once_and_a_second_run_makes_no_call(sim, playbook, path):
+    role = {'name': 'Declare', 'ansible.builtin.include_role': {'name': 'homeflare.proxmox.cluster'},
+            'vars': role_vars()}
+    env = EXECUTION_PATHS[path]
+
+    # check mode: nothing is staged yet, but each apply's plan names the objects this run would stage
+    run = playbook([role], check=True, diff=True, env=env)
+    assert run.rc == 0, run
+    result = run.results[-1]['result']
+    assert result['summary']['create'] == 5 and result['summary']['apply'] == 3
+    plans = dict((entry['name'], entry['plan']) for entry in result['results'])
+    assert plans['the SDN configuration']['changed'] == [
+        "sdn_zone 'lab' (create)", "sdn_vnet 'web' (create)", "sdn_subnet 'web', '10.20.0.0/24' (create)"]
+    assert plans["the network of node 'node2'"]['changed'] == ["node_network 'node2', 'vmbr2' (create)"]
+    assert sim.writes() == []
+
+    # the real run: interfaces, then each node's apply one at a time, then SDN objects and one SDN apply
+    run = playbook([role], env=env)
+    assert run.rc == 0, run
+    assert [(entry['method'], entry['path']) for entry in sim.writes()] == [
+        ('POST', '/nodes/node1/network'), ('POST', '/nodes/node2/network'), ('POST', '/cluster/sdn/zones'),
+        ('POST', '/cluster/sdn/vnets'), ('POST', '/cluster/sdn/vnets/web/subnets'), NODE1_APPLY,
+        ('PUT', '/nodes/node2/network'), SDN_APPLY]
+    assert running(sim, 'subnets') == {'lab-10.20.0.0-24'}
+
+    # a second run: zero writes, and no apply call at all
+    sim.clear_log()
+    run = playbook([role], env=env)
+    assert run.rc == 0, run
+    assert sim.writes() == []
+    assert run.results[-1]['result']['changed'] is False
+    assert run.results[-1]['result']['summary']['matched'] == 8

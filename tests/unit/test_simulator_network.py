@@ -108,7 +108,7 @@ def test_a_fresh_node_reads_the_install_layout_with_what_pve_derives_from_the_fi
                                            "families": ["inet"], "priority": 2, "autostart": 1,
                                            "active": 1}
     # node2 has one NIC, so its bridge sits elsewhere in the file
-    rows2, _ = listing(sim, "/nodes/node2/network")
+    rows2, _changes = listing(sim, "/nodes/node2/network")
     assert sorted(rows2) == ["eno1", "vmbr0"]
     assert (rows2["vmbr0"]["priority"], rows2["vmbr0"]["cidr"]) == (4, "192.168.100.12/24")
 
@@ -135,7 +135,7 @@ def test_any_bridge_adds_the_applied_sdn_vnets_the_caller_may_see(sim):
                              "vnets": {"v1": {"type": "vnet", "zone": "lab", "alias": "lab net"},
                                        "v2": {"type": "vnet", "zone": "far"}},
                              "subnets": {}}
-    rows, _ = listing(sim, form={"type": "any_bridge"})
+    rows, _changes = listing(sim, form={"type": "any_bridge"})
     assert rows["v1"] == {"type": "vnet", "active": "1", "ipam": 1, "vlanaware": 0, "comments": "lab net"}
     assert sorted(rows) == ["v1", "vmbr0"]  # v2's zone is not on node1
     assert sorted(listing(sim, form={"type": "any_local_bridge"})[0]) == ["vmbr0"]

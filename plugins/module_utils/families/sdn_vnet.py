@@ -18,6 +18,7 @@ from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Fl
 from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Absence, Listing
 from ansible_collections.homeflare.proxmox.plugins.module_utils.staging import Staged
 
+
 def check_vnet(ident, declared, state):
     if state == 'present' and not declared.get('zone'):
         raise DeclarationError('option zone is required with state=present (the zone the vnet belongs to)')
