@@ -81,7 +81,6 @@ def _perl_die(message, where):
 # -- quorum and the lock ---------------------------------------------------------------------
 
 
-
 def _check_cfs_quorum(state):
     """PVE::Cluster::check_cfs_quorum."""
     if not state.quorate():
