@@ -49,9 +49,6 @@ class Field:
 
     ansible_type = 'str'
     elements = None
-    # Whether the undeclared meaning is also the argument's default. Not for an option only some types
-    # take (an SDN zone's): there a value must mean the task declared it, so the type can refuse it.
-    spec_default = True
 
     def __init__(self, wire, option=None, default=UNMANAGED, create_only=False, secret=False, clear='empty',
                  choices=None, pattern=None, required=False, minimum=None, maximum=None, normalise=None,

@@ -72,8 +72,13 @@ class ItemStore:
     """The common shape: GET/PUT/DELETE on the item path, create by POST (collection or item path)."""
 
     def read(self, client, family, ident):
+        return self.read_at(client, family, family.path(ident))
+
+    @staticmethod
+    def read_at(client, family, path, params=None):
+        """A read at ``path``; the family's typed absence answer is ABSENT, any other failure is raised."""
         try:
-            return client.get(family.path(ident), role=family.read_role) or {}
+            return client.get(path, params=params, role=family.read_role) or {}
         except ApiError as exc:
             if family.absence.matches(exc):
                 return ABSENT
@@ -153,7 +158,9 @@ class Family:
         spec = dict(CONNECTION_ARGUMENT_SPEC)
         for field in self.identity + self.fields:
             option = field.argument_spec()
-            if field.managed_when_undeclared and field.spec_default:
+            # An option only some types take has no argument default: a value in the task's parameters must
+            # be one it declared, so the type can refuse it. Undeclared, it still means its default.
+            if field.managed_when_undeclared and (self.type_rules is None or self.type_rules.common(field.wire)):
                 option['default'] = field.default
             spec[field.option] = option
         if not self.singleton:

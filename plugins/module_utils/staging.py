@@ -15,7 +15,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.homeflare.proxmox.plugins.module_utils.credentials import CONNECTION_ARGUMENT_SPEC
-from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import ApiError, NotConverged, Refused
+from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import NotConverged, Refused
 from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import (
     ABSENT, Declaration, Family, ItemStore, Plan, reconcile)
 from ansible_collections.homeflare.proxmox.plugins.module_utils.tasks import parse_upid, wait_for_task
@@ -32,15 +32,6 @@ class StagedStore(ItemStore):
             if row.get(key.wire) == ident[key.option]:
                 return row
         return ABSENT
-
-    @staticmethod
-    def read_at(client, family, path, params=None):
-        try:
-            return client.get(path, params=params, role=family.read_role) or {}
-        except ApiError as exc:
-            if family.absence.matches(exc):
-                return ABSENT
-            raise
 
 
 class Staged(Family):

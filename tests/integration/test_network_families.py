@@ -10,7 +10,8 @@ test_bad_input.CORPUS.
 
 import pytest
 
-from conftest import EXECUTION_PATHS, connection
+from conftest import EXECUTION_PATHS
+from test_ha_families import task
 from test_matrix import api
 
 SETUP = []
@@ -121,10 +122,6 @@ def of(module, entries):
 
 def calls(entries, method, path):
     return [entry for entry in entries if entry['method'] == method and entry['path'] == path]
-
-
-def task(sim, module, args, name=None, **extra):
-    return dict({'name': name or module, 'homeflare.proxmox.%s' % module: dict(args, **connection(sim))}, **extra)
 
 
 def args_of(module, key):
@@ -255,7 +252,7 @@ def test_a_network_apply_is_refused_on_a_degraded_cluster_and_fails_naming_a_fai
     run = playbook([task(sim, 'network_apply', {'node': 'node1'}, ignore_errors=True)], env=EXECUTION_PATHS[path])
     result = run.result()
     assert run.results[0]['status'] == 'failed'
-    upid = calls(sim.writes(), *NODE1_APPLY)[0]
+    assert len(calls(sim.writes(), *NODE1_APPLY)) == 1
     assert 'task UPID:node1:' in result['msg'] and "command 'ifreload -a' failed" in result['msg'], result
 
 

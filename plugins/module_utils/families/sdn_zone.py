@@ -87,8 +87,3 @@ FAMILY = Staged(
     read_role='provision',
     type_rules=ZONE_TYPES,
 )
-# An option only some types take has no argument default, so a value in the task's parameters is one it
-# declared (and the type can refuse it); undeclared, it still means PVE's default on the types taking it.
-for _field in FAMILY.fields:
-    if _field.wire != 'type' and not ZONE_TYPES.common(_field.wire):
-        _field.spec_default = False

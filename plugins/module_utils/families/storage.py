@@ -11,6 +11,7 @@ from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import De
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import (
     PRUNE_BACKUPS, Flag, Integer, PropertyString, Text, TokenSet, prune_backups_rule)
 from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Absence, Family, Listing
+from ansible_collections.homeflare.proxmox.plugins.module_utils.type_rules import TypeRules
 
 # What each plugin of pve-storage 9 takes (PVE/Storage/<Type>Plugin.pm: options() and plugindata()), in wire
 # names: the options it accepts, those a create needs (less the path PVE defaults to /mnt/pve/<id> for nfs,
@@ -58,28 +59,18 @@ PLUGINS = {
 TYPES = sorted(PLUGINS)
 
 
-def check_plugin(ident, declared, state):
-    """The type's own rules, before any request: what PVE would refuse, or silently drop (content it cannot hold)."""
+STORAGE_TYPES = TypeRules('storage', PLUGINS)
+
+
+def check_content(ident, declared, state):
+    """Content the type cannot hold (PVE drops it silently); the type's options are STORAGE_TYPES' rules."""
     if state != 'present':
         return
-    kind = declared.get('type')
-    if not kind:
-        raise DeclarationError('option type is required with state=present (one of %s)' % ', '.join(TYPES))
-    plugin = PLUGINS[kind]
-    by_wire = dict((field.wire, field) for field in FAMILY.fields)
-    foreign = sorted(by_wire[wire].option for wire in by_wire
-                     if wire != 'type' and by_wire[wire].option in declared and wire not in plugin['options'])
-    if foreign:
-        raise DeclarationError('option %s: a %s storage does not take %s' % (
-            foreign[0], kind, ', '.join(foreign)))
-    missing = [by_wire[wire].option for wire in plugin['required'] if not declared.get(by_wire[wire].option)]
-    if missing:
-        raise DeclarationError('option %s is required for a %s storage (it needs %s)' % (
-            missing[0], kind, ', '.join(by_wire[wire].option for wire in plugin['required'])))
+    plugin = PLUGINS[declared['type']]
     unsupported = [item for item in declared.get('content') or [] if item not in plugin['content']]
     if unsupported:
         raise DeclarationError('option content: a %s storage cannot hold %s (it holds %s)' % (
-            kind, ', '.join(unsupported), ', '.join(plugin['content'])))
+            declared['type'], ', '.join(unsupported), ', '.join(plugin['content'])))
 
 
 def check_create(declaration):
@@ -171,6 +162,7 @@ FAMILY = Family(
     retain=True,
     # storage.cfg's digest: a storage edited by someone else between read and write is not overwritten.
     send_digest=True,
-    check_declaration=check_plugin,
+    type_rules=STORAGE_TYPES,
+    check_declaration=check_content,
     check_create=check_create,
 )
