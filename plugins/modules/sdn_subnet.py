@@ -28,6 +28,8 @@ description:
   - PVE refuses a subnet on a VLAN-aware vnet, and refuses to remove a subnet while its IPAM still holds addresses
     in it (C(not empty)).
   - Privileges, on C(/sdn/zones/{zone}/{vnet}) - C(SDN.Audit) (or C(SDN.Allocate)) to read, C(SDN.Allocate) to write.
+  - Each update carries the digest of the staged file it was judged on; when another writer changed the file in
+    between, PVE refuses it, and the object is read and judged again once (then written, or a clear failure).
 author:
   - homeflare.proxmox contributors (@homeflare)
 extends_documentation_fragment:

@@ -26,6 +26,8 @@ description:
     attach to the vnet.
   - A removal (O(state=absent)) is staged as well; the vnet keeps running until the apply. Remove its subnets first
     (M(homeflare.proxmox.sdn_subnet) with O(state=absent)).
+  - Each update carries the digest of the staged file it was judged on; when another writer changed the file in
+    between, PVE refuses it, and the object is read and judged again once (then written, or a clear failure).
 author:
   - homeflare.proxmox contributors (@homeflare)
 extends_documentation_fragment:

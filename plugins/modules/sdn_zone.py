@@ -36,6 +36,8 @@ description:
     there too.
   - A removal (O(state=absent)) is staged as well; the zone keeps running until the apply. PVE refuses to remove a
     zone that still holds vnets; remove them first (M(homeflare.proxmox.sdn_vnet) with O(state=absent)).
+  - Each update carries the digest of the staged file it was judged on; when another writer changed the file in
+    between, PVE refuses it, and the object is read and judged again once (then written, or a clear failure).
 author:
   - homeflare.proxmox contributors (@homeflare)
 extends_documentation_fragment:

@@ -26,13 +26,14 @@ from test_cluster_families import GUESTS as CLUSTER_GUESTS, MATRIX as CLUSTER, S
 from test_firewall_families import MATRIX as FIREWALL, SETUP as FIREWALL_SETUP
 from test_ha_families import GUESTS as HA_GUESTS, MATRIX as HA
 from test_matrix import FAMILIES as FOUNDATION, SETUP as FOUNDATION_SETUP, api
+from test_network_families import MATRIX as NETWORK, SETUP as NETWORK_SETUP
 
 # Every family: the foundation's (test_matrix) and each family group's own matrix objects.
 FAMILIES = dict(FOUNDATION)
-for group in (ACCESS_NOTIFY, CLUSTER, FIREWALL, HA):
+for group in (ACCESS_NOTIFY, CLUSTER, FIREWALL, HA, NETWORK):
     FAMILIES.update(group)
 MODULES = sorted(FAMILIES)
-SETUP = FOUNDATION_SETUP + ACCESS_NOTIFY_SETUP + CLUSTER_SETUP + FIREWALL_SETUP
+SETUP = FOUNDATION_SETUP + ACCESS_NOTIFY_SETUP + CLUSTER_SETUP + FIREWALL_SETUP + NETWORK_SETUP
 GUESTS = {100: dict(HA_GUESTS[100], **CLUSTER_GUESTS[100]), 101: HA_GUESTS[101]}
 SINGLETONS = [module for module in MODULES if FAMILIES[module]['absent'] is None]
 
@@ -50,12 +51,17 @@ READ = {
     'ha_resource': r'^/cluster/ha/resources/vm:100$',
     'ha_rule': r'^/cluster/ha/rules/web-pin$',
     'metric_server': r'^/cluster/metrics/server/influx$',
+    'node_network': r'^/nodes/node1/network/vmbr1$',
     'notification_endpoint': r'^/cluster/notifications/endpoints/smtp/ops-mail$',
     'notification_matcher': r'^/cluster/notifications/matchers/ops-errors$',
     'pool': r'^/pools/lab$',
     'realm': r'^/access/domains/corp$',
     'replication_job': r'^/cluster/replication/100-0$',
     'role': r'^/access/roles/Monitoring$',
+    # the subnet's own read (the store reads its vnet first, for the zone in the subnet's id)
+    'sdn_subnet': r'^/cluster/sdn/vnets/app/subnets/base-10\.20\.0\.0-24$',
+    'sdn_vnet': r'^/cluster/sdn/vnets/web$',
+    'sdn_zone': r'^/cluster/sdn/zones/lab$',
     'storage': r'^/storage/backup1$',
     'user': r'^/access/users/alice@pve$',
 }
@@ -84,6 +90,10 @@ IGNORED.update({
     'role': ('privs', 'privs', FAMILIES['role']['args']),
     'storage': ('content', 'content', FAMILIES['storage']['args']),
     'user': ('email', 'email', FAMILIES['user']['args']),
+    'node_network': ('comments', 'comments', FAMILIES['node_network']['args']),
+    'sdn_zone': ('mtu', 'mtu', FAMILIES['sdn_zone']['args']),
+    'sdn_vnet': ('alias', 'alias', FAMILIES['sdn_vnet']['args']),
+    'sdn_subnet': ('gateway', 'gateway', FAMILIES['sdn_subnet']['args']),
 })
 
 # What another writer creates while a task runs, the same object as declared: (method, path, form).
@@ -124,6 +134,15 @@ OTHER_WRITER_CREATES = {
         'mode': 'any', 'comment': 'Errors'}),
     'ha_rule': ('POST', '/cluster/ha/rules', {'rule': 'web-pin', 'type': 'node-affinity', 'resources': 'vm:100',
                                               'nodes': 'node1:2,node2', 'comment': 'Web on node1%2C then node2'}),
+    'node_network': ('POST', '/nodes/node1/network', {'iface': 'vmbr1', 'type': 'bridge', 'bridge_ports': 'eno2',
+                                                      'cidr': '10.10.0.2/24', 'autostart': '1',
+                                                      'comments': 'Storage network'}),
+    'sdn_zone': ('POST', '/cluster/sdn/zones', {'zone': 'lab', 'type': 'vlan', 'bridge': 'vmbr0', 'mtu': '1450',
+                                                'nodes': 'node1,node2'}),
+    'sdn_vnet': ('POST', '/cluster/sdn/vnets', {'vnet': 'web', 'zone': 'base', 'alias': 'Web tier'}),
+    'sdn_subnet': ('POST', '/cluster/sdn/vnets/app/subnets', {
+        'subnet': '10.20.0.0/24', 'type': 'subnet', 'gateway': '10.20.0.1', 'snat': '1',
+        'dhcp-range': 'start-address=10.20.0.100,end-address=10.20.0.199'}),
 }
 
 NOT_APPLICABLE = {
@@ -135,7 +154,8 @@ NOT_APPLICABLE.update({
                                            'underneath is caught by the read-back (row "a key PVE accepts and '
                                            'ignores") or by the create refusal (row "created underneath")'
     for family in MODULES if family not in ('storage', 'firewall_alias', 'firewall_options', 'notification_endpoint',
-                                            'notification_matcher', 'realm', 'replication_job')
+                                            'notification_matcher', 'realm', 'replication_job', 'sdn_zone',
+                                            'sdn_vnet', 'sdn_subnet')
 })
 NOT_APPLICABLE[('created underneath', 'acl')] = ('a grant is a PUT that binds or re-binds: two writers of the same '
                                                  'grant both succeed and agree')
@@ -376,6 +396,11 @@ DIGEST_EDITS = {
                              [{'comment': 'edit {n}'}] * 2),
     'realm': (r'^/access/domains/corp$', '/access/domains/pve', [{'comment': 'edit {n}'}] * 2),
     'replication_job': (r'^/cluster/replication/100-0$', '/cluster/replication/100-0', [{'disable': ('0', '1')}]),
+    # the other zone, vnet and subnet of the same staged file (test_network_families.SETUP)
+    'sdn_zone': (r'^/cluster/sdn/zones/lab$', '/cluster/sdn/zones/base', [{'mtu': ('1400', '1500')}]),
+    'sdn_vnet': (r'^/cluster/sdn/vnets/web$', '/cluster/sdn/vnets/app', [{'alias': 'edit {n}'}] * 2),
+    'sdn_subnet': (r'^/cluster/sdn/vnets/app/subnets/base-10\.20\.0\.0-24$',
+                   '/cluster/sdn/vnets/app/subnets/base-10.30.0.0-24', [{'dnszoneprefix': 'edit{n}'}] * 2),
 }
 
 

@@ -14,11 +14,18 @@ from conftest import EXECUTION_PATHS
 from test_ha_families import task
 from test_matrix import api
 
-SETUP = []
+# Each object stands on its own (the fault matrix runs them in any order): the vnet's zone, the subnet's
+# vnet and another subnet are there before, and live.
+SETUP = [
+    ('POST', '/cluster/sdn/zones', {'zone': 'base', 'type': 'simple'}),
+    ('POST', '/cluster/sdn/vnets', {'vnet': 'app', 'zone': 'base'}),
+    ('POST', '/cluster/sdn/vnets/app/subnets', {'subnet': '10.30.0.0/24', 'type': 'subnet'}),
+    ('PUT', '/cluster/sdn', {}),
+]
 
 MATRIX = {
     'node_network': dict(
-        prefix='/nodes/node1/network/vmbr1',
+        prefix='/nodes/node1/network',
         args={'node': 'node1', 'iface': 'vmbr1', 'type': 'bridge', 'bridge_ports': ['eno2'], 'cidr': '10.10.0.2/24',
               'autostart': True, 'comments': 'Storage network', 'bridge_vlan_aware': False},
         # Re-commented and made VLAN-aware by hand (staged): the repair clears vlan awareness with delete=.
@@ -36,19 +43,19 @@ MATRIX = {
         absent={'zone': 'lab', 'state': 'absent'},
     ),
     'sdn_vnet': dict(
-        prefix='/cluster/sdn/vnets/web',
-        args={'vnet': 'web', 'zone': 'lab', 'alias': 'Web tier', 'tag': 100},
+        prefix='/cluster/sdn/vnets',
+        args={'vnet': 'web', 'zone': 'base', 'alias': 'Web tier'},
         drift=[('PUT', '/cluster/sdn/vnets/web', {'alias': 'Changed', 'isolate-ports': '1'})],
         drifted={'alias': 'alias', 'isolate_ports': 'isolate-ports'},
         absent={'vnet': 'web', 'state': 'absent'},
     ),
     'sdn_subnet': dict(
-        prefix='/cluster/sdn/vnets/web/subnets',
-        args={'vnet': 'web', 'subnet': '10.20.0.0/24', 'gateway': '10.20.0.1', 'snat': True,
+        prefix='/cluster/sdn/vnets/app/subnets',
+        args={'vnet': 'app', 'subnet': '10.20.0.0/24', 'gateway': '10.20.0.1', 'snat': True,
               'dhcp_range': ['start-address=10.20.0.100,end-address=10.20.0.199']},
-        drift=[('PUT', '/cluster/sdn/vnets/web/subnets/lab-10.20.0.0-24', {'snat': '0', 'dnszoneprefix': 'web'})],
+        drift=[('PUT', '/cluster/sdn/vnets/app/subnets/base-10.20.0.0-24', {'snat': '0', 'dnszoneprefix': 'web'})],
         drifted={'snat': 'snat', 'dnszoneprefix': 'dnszoneprefix'},
-        absent={'vnet': 'web', 'subnet': '10.20.0.0/24', 'state': 'absent'},
+        absent={'vnet': 'app', 'subnet': '10.20.0.0/24', 'state': 'absent'},
     ),
 }
 OBJECTS = ['node_network', 'sdn_zone', 'sdn_vnet', 'sdn_subnet']
@@ -158,17 +165,17 @@ def test_the_network_families_lifecycle(sim, playbook, path):
     run, outcome = step(sim, playbook, path, 'args')
     writes = [(entry['method'], entry['path']) for entry in sim.writes()]
     assert writes == [('POST', '/nodes/node1/network'), NODE1_APPLY, ('POST', '/cluster/sdn/zones'),
-                      ('POST', '/cluster/sdn/vnets'), ('POST', '/cluster/sdn/vnets/web/subnets'), SDN_APPLY]
+                      ('POST', '/cluster/sdn/vnets'), ('POST', '/cluster/sdn/vnets/app/subnets'), SDN_APPLY]
     for module in ('sdn_zone', 'sdn_vnet', 'sdn_subnet'):
         assert outcome[module]['pending'] is True and outcome[module]['pending_state'] == 'new', module
     assert outcome['sdn_apply']['changed'] is True
     assert outcome['sdn_apply']['plan']['changed'] == ['zone lab (new)', 'vnet web (new)',
-                                                       'subnet lab-10.20.0.0-24 (new)']
+                                                       'subnet base-10.20.0.0-24 (new)']
     assert outcome['sdn_apply']['task'].startswith('UPID:')
     assert outcome['sdn_apply']['object'] == {'pending': []}
     assert outcome['network_apply']['object'] == {'node': 'node1', 'pending_lines': 0}
     assert outcome['network_apply']['task'].startswith('UPID:node1:')
-    assert running(sim, 'zones') == {'lab'} and running(sim, 'vnets') == {'web'}
+    assert running(sim, 'zones') == {'base', 'lab'} and running(sim, 'vnets') == {'app', 'web'}
     assert outcome['sdn_subnet']['object']['dhcp_range'] == ['start-address=10.20.0.100,end-address=10.20.0.199']
     assert 'vmbr1' in sim.state.networks['node1']['interfaces']
 
@@ -192,7 +199,7 @@ def test_the_network_families_lifecycle(sim, playbook, path):
         assert sorted(key for key in after if before.get(key) != after[key]) == drifted, module
     assert outcome['sdn_apply']['plan']['action'] == 'apply'
     assert outcome['sdn_apply']['plan']['changed'] == ['zone lab (changed)', 'vnet web (changed)',
-                                                       'subnet lab-10.20.0.0-24 (changed)']
+                                                       'subnet base-10.20.0.0-24 (changed)']
     staged = dict((entry['kind'], entry) for entry in outcome['sdn_apply']['object']['pending'])
     assert staged['zone']['keys'] == ['mtu', 'nodes']
     assert outcome['network_apply']['plan']['action'] == 'apply'
@@ -213,11 +220,11 @@ def test_the_network_families_lifecycle(sim, playbook, path):
     # 7. state=absent, subnet first, then each apply; 8. again a no-op
     run, outcome = step(sim, playbook, path, 'absent')
     writes = [(entry['method'], entry['path']) for entry in sim.writes()]
-    assert writes == [('DELETE', '/cluster/sdn/vnets/web/subnets/lab-10.20.0.0-24'),
+    assert writes == [('DELETE', '/cluster/sdn/vnets/app/subnets/base-10.20.0.0-24'),
                       ('DELETE', '/cluster/sdn/vnets/web'), ('DELETE', '/cluster/sdn/zones/lab'), SDN_APPLY,
                       ('DELETE', '/nodes/node1/network/vmbr1'), NODE1_APPLY]
     assert outcome['sdn_zone']['pending_state'] == 'deleted'
-    assert running(sim, 'zones') == set()
+    assert running(sim, 'zones') == {'base'}
     run, outcome = step(sim, playbook, path, 'absent')
     assert sim.writes() == []
     for module in OBJECTS + list(APPLY_ARGS):
@@ -281,13 +288,14 @@ def test_a_subnet_under_another_vnet_is_refused_instead_of_created_again_and_aga
 
 def test_dropping_a_zones_mtu_sends_delete_mtu_and_a_type_change_is_refused(sim, playbook):
     api(sim, [('POST', '/cluster/sdn/zones', {'zone': 'lab', 'type': 'simple', 'mtu': '1450'})])
+    digest = sim.request('GET', '/cluster/sdn/zones/lab')[1]['data']['digest']
     sim.clear_log()
     run = playbook([task(sim, 'sdn_zone', {'zone': 'lab', 'type': 'simple'}),
                     task(sim, 'sdn_zone', {'zone': 'lab', 'type': 'vxlan', 'peers': ['10.0.0.1']}, name='retype',
                          ignore_errors=True)], env=EXECUTION_PATHS['controller'])
     writes = sim.writes()
     assert [(entry['method'], entry['path'], entry['form']) for entry in writes] == [
-        ('PUT', '/cluster/sdn/zones/lab', {'delete': 'mtu'})]
+        ('PUT', '/cluster/sdn/zones/lab', {'delete': 'mtu', 'digest': digest})]
     assert "type is 'simple' on the server but the task declares 'vxlan'" in run.results[1]['result']['msg']
 
 
@@ -300,12 +308,13 @@ def test_a_live_interface_of_another_type_is_refused_never_retyped(sim, playbook
 
 
 def role_vars():
+    """A chain the role orders: the zone before its vnet before its subnet; interfaces on two nodes."""
     return {
         'cluster_node_networks': [MATRIX['node_network']['args'],
                                   {'node': 'node2', 'iface': 'vmbr2', 'type': 'bridge', 'cidr': '10.30.0.2/24'}],
         'cluster_sdn_zones': [MATRIX['sdn_zone']['args']],
-        'cluster_sdn_vnets': [MATRIX['sdn_vnet']['args']],
-        'cluster_sdn_subnets': [MATRIX['sdn_subnet']['args']],
+        'cluster_sdn_vnets': [{'vnet': 'front', 'zone': 'lab', 'tag': 200}],
+        'cluster_sdn_subnets': [{'vnet': 'front', 'subnet': '10.40.0.0/24', 'gateway': '10.40.0.1'}],
     }
 
 
@@ -325,7 +334,7 @@ def test_the_cluster_role_stages_then_applies_once_and_a_second_run_makes_no_cal
     assert result['summary']['create'] == 5 and result['summary']['apply'] == 3
     plans = dict((entry['name'], entry['plan']) for entry in result['results'])
     assert plans['the SDN configuration']['changed'] == [
-        "sdn_zone 'lab' (create)", "sdn_vnet 'web' (create)", "sdn_subnet 'web', '10.20.0.0/24' (create)"]
+        "sdn_zone 'lab' (create)", "sdn_vnet 'front' (create)", "sdn_subnet 'front', '10.40.0.0/24' (create)"]
     assert plans["the network of node 'node2'"]['changed'] == ["node_network 'node2', 'vmbr2' (create)"]
     assert sim.writes() == []
 
@@ -334,9 +343,9 @@ def test_the_cluster_role_stages_then_applies_once_and_a_second_run_makes_no_cal
     assert run.rc == 0, run
     assert [(entry['method'], entry['path']) for entry in sim.writes()] == [
         ('POST', '/nodes/node1/network'), ('POST', '/nodes/node2/network'), ('POST', '/cluster/sdn/zones'),
-        ('POST', '/cluster/sdn/vnets'), ('POST', '/cluster/sdn/vnets/web/subnets'), NODE1_APPLY,
+        ('POST', '/cluster/sdn/vnets'), ('POST', '/cluster/sdn/vnets/front/subnets'), NODE1_APPLY,
         ('PUT', '/nodes/node2/network'), SDN_APPLY]
-    assert running(sim, 'subnets') == {'lab-10.20.0.0-24'}
+    assert running(sim, 'subnets') == {'lab-10.40.0.0-24'}
 
     # a second run: zero writes, and no apply call at all
     sim.clear_log()

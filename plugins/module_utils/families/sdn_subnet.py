@@ -146,6 +146,8 @@ FAMILY = Staged(
     item=SUBNET,
     collection=SUBNETS,
     absence=Absence((500,), r'does not exist'),
+    # A write carries the file's digest: another writer's edit of the same file is refused, then re-judged.
+    send_digest=True,
     store=SubnetStore(),
     check_declaration=check_subnet,
 )

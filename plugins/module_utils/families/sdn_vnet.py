@@ -39,5 +39,7 @@ FAMILY = Staged(
     item='/cluster/sdn/vnets/{vnet}',
     listing=Listing('/cluster/sdn/vnets'),
     absence=Absence((500,), r"does not exist"),
+    # A write carries the file's digest: another writer's edit of the same file is refused, then re-judged.
+    send_digest=True,
     check_declaration=check_vnet,
 )

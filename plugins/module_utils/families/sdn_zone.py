@@ -83,6 +83,8 @@ FAMILY = Staged(
     item='/cluster/sdn/zones/{zone}',
     listing=Listing('/cluster/sdn/zones'),
     absence=Absence((500,), r"^sdn '.*' does not exist"),
+    # A write carries the file's digest: another writer's edit of the same file is refused, then re-judged.
+    send_digest=True,
     # The item read needs SDN.Allocate (the list takes SDN.Audit but is filtered by privilege).
     read_role='provision',
     type_rules=ZONE_TYPES,
