@@ -204,6 +204,11 @@ def test_the_network_families_lifecycle(sim, playbook, path):
     assert staged['zone']['keys'] == ['mtu', 'nodes']
     assert outcome['network_apply']['plan']['action'] == 'apply'
     assert outcome['network_apply']['object']['pending_lines'] > 0
+    # the applies' diffs: what is staged now, and nothing staged after a real run
+    assert outcome['sdn_apply']['diff']['before']['pending'] == outcome['sdn_apply']['object']['pending']
+    assert outcome['sdn_apply']['diff']['after'] == {'pending': []}
+    assert outcome['network_apply']['diff']['before']['pending_lines'] > 0
+    assert outcome['network_apply']['diff']['after'] == {'node': 'node1', 'pending_lines': 0}
     assert sim.writes() == []
 
     # 6. a real run repairs each object with one write; the staged files then match the running ones,
