@@ -359,3 +359,19 @@ def test_the_cluster_role_stages_then_applies_once_and_a_second_run_makes_no_cal
     assert sim.writes() == []
     assert run.results[-1]['result']['changed'] is False
     assert run.results[-1]['result']['summary']['matched'] == 8
+
+
+def test_a_revert_removes_the_staged_file_once_and_then_has_nothing_to_do(sim, playbook):
+    stage_bridge(sim)
+    sim.clear_log()
+    revert = task(sim, 'network_apply', {'node': 'node1', 'revert': True})
+    run = playbook([dict(revert, name='check', check_mode=True), dict(revert, name='revert'),
+                    dict(revert, name='again')], env=EXECUTION_PATHS['controller'])
+    assert run.rc == 0, run
+    check, done, again = (line['result'] for line in run.results)
+    assert check['plan']['action'] == 'revert' and check['changed'] is True
+    assert done['plan']['action'] == 'revert' and done['object'] == {'node': 'node1', 'pending_lines': 0}
+    assert again['changed'] is False and again['plan']['action'] == 'none'
+    assert [(entry['method'], entry['path']) for entry in sim.writes()] == [('DELETE', '/nodes/node1/network')]
+    assert sim.state.networks['node1']['staged'] is None
+    assert 'vmbr7' not in sim.state.networks['node1']['interfaces']
