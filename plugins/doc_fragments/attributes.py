@@ -23,3 +23,19 @@ attributes:
     membership:
       - homeflare.proxmox.proxmox
 '''
+
+    # The read-only *_info modules: check mode changes nothing because nothing is ever written.
+    INFO = r'''
+attributes:
+  check_mode:
+    support: full
+    description: Read-only; a check run answers exactly as a real one.
+  diff_mode:
+    support: N/A
+    description: Nothing is changed, so there is nothing to diff.
+  action_group:
+    support: full
+    description: One of the C(homeflare.proxmox.proxmox) group, so O(api_host) and the credentials can be set once in C(module_defaults).
+    membership:
+      - homeflare.proxmox.proxmox
+'''

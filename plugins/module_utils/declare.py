@@ -31,6 +31,7 @@ from ansible_collections.homeflare.proxmox.plugins.module_utils.families.firewal
 from ansible_collections.homeflare.proxmox.plugins.module_utils.families.group import FAMILY as GROUP
 from ansible_collections.homeflare.proxmox.plugins.module_utils.families.ha_resource import FAMILY as HA_RESOURCE
 from ansible_collections.homeflare.proxmox.plugins.module_utils.families.ha_rule import FAMILY as HA_RULE
+from ansible_collections.homeflare.proxmox.plugins.module_utils.families.lxc import FAMILY as LXC
 from ansible_collections.homeflare.proxmox.plugins.module_utils.families.metric_server import FAMILY as METRIC_SERVER
 from ansible_collections.homeflare.proxmox.plugins.module_utils.families.network_apply import FAMILY as NETWORK_APPLY
 from ansible_collections.homeflare.proxmox.plugins.module_utils.families.node_network import FAMILY as NODE_NETWORK
@@ -46,22 +47,24 @@ from ansible_collections.homeflare.proxmox.plugins.module_utils.families.sdn_vne
 from ansible_collections.homeflare.proxmox.plugins.module_utils.families.sdn_zone import FAMILY as SDN_ZONE
 from ansible_collections.homeflare.proxmox.plugins.module_utils.families.storage import FAMILY as STORAGE
 from ansible_collections.homeflare.proxmox.plugins.module_utils.families.user import FAMILY as USER
-from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import reconcile
+from ansible_collections.homeflare.proxmox.plugins.module_utils.families.vm import FAMILY as VM
 
 # Module name → family, in the order objects are created: what an object refers to exists before it
 # (the cluster role's order): a realm before its users, users before their tokens and grants, storages
-# before backup jobs, endpoints before matchers, HA resources before rules, aliases and ipsets before the
+# before guests (their disks and pools exist first), guests before the backup and replication jobs and HA
+# resources that name them, endpoints before matchers, HA resources before rules, aliases and ipsets before the
 # rules that name them, the rules before the options that enable the firewall, node interfaces (the
 # bridges SDN zones sit on) before SDN zones, zones before their vnets before their subnets. Deletes run
 # in the reverse order. A module over several scopes (firewall options and rules) judges each object
 # with its scope's family.
 ORDER = ['realm', 'role', 'group', 'pool', 'user', 'api_token', 'storage', 'acl', 'cluster_options', 'metric_server',
-         'notification_endpoint', 'notification_matcher', 'backup_job', 'replication_job', 'ha_resource', 'ha_rule',
+         'notification_endpoint', 'notification_matcher', 'lxc', 'vm', 'backup_job', 'replication_job', 'ha_resource',
+         'ha_rule',
          'firewall_alias', 'firewall_ipset', 'firewall_rules', 'firewall_options', 'node_network', 'network_apply',
          'sdn_zone', 'sdn_vnet', 'sdn_subnet', 'sdn_apply']
 FAMILIES = tuple(zip(ORDER, (
     REALM, ROLE, GROUP, POOL, USER, API_TOKEN, STORAGE, ACL, CLUSTER_OPTIONS, METRIC_SERVER, NOTIFICATION_ENDPOINT,
-    NOTIFICATION_MATCHER, BACKUP_JOB, REPLICATION_JOB, HA_RESOURCE, HA_RULE, FIREWALL_ALIAS, FIREWALL_IPSET,
+    NOTIFICATION_MATCHER, LXC, VM, BACKUP_JOB, REPLICATION_JOB, HA_RESOURCE, HA_RULE, FIREWALL_ALIAS, FIREWALL_IPSET,
     FIREWALL_RULES, FIREWALL_OPTIONS, NODE_NETWORK, NETWORK_APPLY, SDN_ZONE, SDN_VNET, SDN_SUBNET, SDN_APPLY)))
 # The applies (staging.Applier): judged once every object has its plan, run after every write and
 # delete, each at most once per run and only when something is staged then: each node's network one
@@ -238,7 +241,7 @@ class Declare:
                 target = item.family  # the module's family, or the scope's for a scoped module
                 try:
                     if rows is None:
-                        item.raw = target.read(client, item.declaration.ident)
+                        item.raw = target.read(client, item.declaration)
                     elif target.key(item.declaration.ident) in rows:
                         item.raw = rows[target.key(item.declaration.ident)]
                     else:
@@ -259,11 +262,9 @@ class Declare:
         done = []
         for position, item in enumerate(ranked):
             try:
-                if item.module in APPLIERS:
-                    # Last, after the deletes (they are staged too); it reads again and applies only if staged.
-                    item.written = item.family.run(client, item.params, check_mode=False)
-                else:
-                    item.written = reconcile(client, item.family, item.params)
+                # An apply runs last, after the deletes (they are staged too); it reads again and applies only
+                # if something is staged. Each family's own run (a guest's also acts on its power state).
+                item.written = item.family.run(client, item.params, check_mode=False)
             except ProxmoxError as exc:
                 item.error = exc
                 untouched = ranked[position + 1:]
@@ -275,7 +276,8 @@ class Declare:
     def result(self, items):
         drifted = [item for item in items if item.action not in (None, 'none')]
         counts = dict(judged=len([item for item in items if item.plan is not None]), matched=0, create=0, update=0,
-                      delete=0, apply=0, revert=0, failed=len([item for item in items if item.error is not None]))
+                      delete=0, apply=0, revert=0, power=0,
+                      failed=len([item for item in items if item.error is not None]))
         for item in items:
             if item.plan is not None:
                 counts['matched' if item.action == 'none' else item.action] += 1

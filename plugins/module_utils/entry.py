@@ -28,10 +28,12 @@ def client_from_params(params, scheme):
 
 
 def task_of(python_module):
-    """The task a module file declares: ``FAMILY`` for one object family, ``DECLARE`` for the batch."""
-    task = getattr(python_module, 'FAMILY', None) or getattr(python_module, 'DECLARE', None)
+    """The task a module file declares: ``FAMILY`` for one object family, ``DECLARE`` for the batch, ``INFO``
+    for a read-only listing."""
+    task = (getattr(python_module, 'FAMILY', None) or getattr(python_module, 'DECLARE', None) or
+            getattr(python_module, 'INFO', None))
     if task is None:
-        raise ValueError('%s declares no FAMILY or DECLARE' % python_module.__name__)
+        raise ValueError('%s declares no FAMILY, DECLARE or INFO' % python_module.__name__)
     return task
 
 

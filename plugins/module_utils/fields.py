@@ -39,6 +39,8 @@ class Field:
                    metric server's ``server`` and ``port``, an HA rule's ``type``, an interface's address, which a
                    PUT without it drops); a create-only field so marked is re-sent as is.
     ``absent_means`` the canonical value of a key the server left out (the kind's empty value otherwise).
+    ``create_param`` a parameter of the create call that PVE keeps nowhere readable (a container's template, the
+                   pool a guest joins): sent on create when declared, never read or compared.
 
     PVE's rules for a value, copied from the official schema (``formats.py`` says how they are kept
     in step with it): ``format`` (a schema format name), ``pattern`` (the schema's pattern, matched
@@ -53,7 +55,7 @@ class Field:
     def __init__(self, wire, option=None, default=UNMANAGED, create_only=False, secret=False, clear='empty',
                  choices=None, pattern=None, required=False, minimum=None, maximum=None, normalise=None,
                  absent_means=MISSING, format=None, min_length=None, max_length=None, schema_key=MISSING,
-                 always_send=False):
+                 always_send=False, create_param=False):
         if absent_means is not MISSING:
             self.unset = absent_means
         self.wire = wire
@@ -71,6 +73,7 @@ class Field:
         self.max_length = max_length
         self.schema_key = wire if schema_key is MISSING else schema_key
         self.always_send = always_send
+        self.create_param = create_param
         self.required = required
         self.minimum = minimum
         self.maximum = maximum
@@ -79,6 +82,11 @@ class Field:
     @property
     def managed_when_undeclared(self):
         return self.default is not UNMANAGED
+
+    @property
+    def compared(self):
+        """Whether the live object carries this field at all (a secret or a create parameter it does not)."""
+        return not self.secret and not self.create_param
 
     def argument_spec(self):
         spec = dict(type=self.ansible_type)
@@ -115,6 +123,8 @@ class Field:
                 self.refuse(text, 'is not a valid %s (%s)' % (self.format, allowed))
         if self.pattern is not None and not self.pattern.fullmatch(text):
             self.refuse(text, 'does not match the pattern %s' % self.pattern.pattern)
+        if self.choices and text not in self.choices:
+            self.refuse(text, unknown_choice(text, self.choices))
 
     def live(self, raw):
         """Canonical form of what the server answered (MISSING when the key was absent)."""
@@ -133,8 +143,17 @@ class Field:
     def is_unset(self, value):
         return value == self.unset
 
+    def differs(self, desired, current):
+        """Whether the live value needs a write; a kind that ignores what PVE generates says so here."""
+        return desired != current
+
     def encode(self, value):
         return value
+
+    def encode_update(self, value, live):
+        """The value an update sends; ``live`` is the raw live value (a kind that must carry part of it back,
+        such as a generated MAC address, uses it)."""
+        return self.encode(value)
 
 
 class Text(Field):
@@ -332,3 +351,243 @@ def acl_path(value):
 PRUNE_BACKUPS = dict([('keep-all', Flag('keep-all'))] + [
     (key, Integer(key, minimum=1)) for key in
     ('keep-last', 'keep-hourly', 'keep-daily', 'keep-weekly', 'keep-monthly', 'keep-yearly')])
+
+
+class Number(Field):
+    """A decimal PVE keeps as text (``cpulimit: 1.5``): compared by value, so ``1.50`` equals ``1.5``."""
+
+    ansible_type = 'float'
+    unset = None
+
+    def canonical(self, value):
+        if value is None or value == '':
+            return self.unset
+        try:
+            number = float(str(value).strip())
+        except ValueError:
+            self.refuse(value, 'is not a number')
+        return ('%f' % number).rstrip('0').rstrip('.')
+
+    def declared(self, value):
+        number = self.canonical(value)
+        if number is not None and self.minimum is not None and float(number) < self.minimum:
+            self.refuse(value, 'is below the minimum %s' % self.minimum)
+        if number is not None and self.maximum is not None and float(number) > self.maximum:
+            self.refuse(value, 'is above the maximum %s' % self.maximum)
+        return number
+
+
+class BarePropertyString(PropertyString):
+    """A property string whose default key is usually given alone (a VM's ``memory: 2048`` is
+    ``current=2048``): shown bare when it is the only key, so ``2048`` compares equal to either form."""
+
+    def canonical(self, value):
+        canonical = super(BarePropertyString, self).canonical(value)
+        prefix = '%s=' % self.default_key
+        if canonical.startswith(prefix) and ',' not in canonical:
+            return canonical[len(prefix):]
+        return canonical
+
+
+# PVE::JSONSchema parse_size / format_size: a disk size is bytes, or a number with K, M, G or T (powers of 1024).
+DISK_SIZE = re.compile(r'(\d+(?:\.\d+)?)([KMGT])?(?:iB)?')
+SIZE_UNITS = ('', 'K', 'M', 'G', 'T')
+# A new volume in a create or update: <storage>:<size in GiB> (qemu-server / pve-container parse_volume).
+ALLOCATION = re.compile(r'([a-z][a-z0-9\-_.]*[a-z0-9]):(\d+(?:\.\d+)?)', re.I)
+
+
+def parse_size(text):
+    found = DISK_SIZE.fullmatch(str(text))
+    if not found:
+        return None
+    return int(float(found.group(1)) * 1024 ** SIZE_UNITS.index(found.group(2) or ''))
+
+
+def format_size(size):
+    """PVE's format_size: the largest unit that divides the size exactly."""
+    unit = 0
+    while unit < len(SIZE_UNITS) - 1 and size and size % 1024 == 0:
+        size //= 1024
+        unit += 1
+    return '%d%s' % (size, SIZE_UNITS[unit])
+
+
+class DiskChange:
+    """What a declared disk asks of the live one: a refusal (a sentence), a size to grow to, other keys to set."""
+
+    def __init__(self, refusal=None, grow_to=None, options=False):
+        self.refusal = refusal
+        self.grow_to = grow_to
+        self.options = options
+
+    def __bool__(self):
+        return bool(self.refusal or self.grow_to or self.options)
+
+    __nonzero__ = __bool__
+
+
+class Disk(PropertyString):
+    """A guest's disk or mount point: ``<volume>[,key=value...]`` with PVE's keys.
+
+    The volume is either a new one, ``<storage>:<GiB>`` (what a create takes), or an existing one
+    (``<storage>:<volname>``, what ``pvesh get`` shows; a CD drive's ``none``/``cdrom``/ISO). A live disk
+    matches when it sits on the declared storage (the volume's name is PVE's), is as large, and carries
+    the same keys. It can only grow (``resize``); another storage, a smaller size or another volume is
+    refused, never replaced. ``sized`` is False where PVE sizes the volume itself (EFI vars, TPM state).
+    ``mount`` is the key a mount point must carry (a container's ``mp``); a host path there is a bind
+    mount, which only root@pam may configure.
+    """
+
+    def __init__(self, wire, volume_key, sized=True, mount=None, **kwargs):
+        super(Disk, self).__init__(wire, default_key=volume_key, **kwargs)
+        self.sized = sized
+        self.mount = mount
+
+    def parse(self, value):
+        """(volume, {key: value}) with the aliases of the volume key folded in."""
+        volume, options = '', {}
+        for key, item in self.pairs(value):
+            if key in (self.default_key, 'volume', 'file'):
+                volume = item
+            else:
+                options[key] = item
+        return volume, options
+
+    def canonical(self, value):
+        volume, options = self.parse(value)
+        if not volume and not options:
+            return ''
+        pairs = []
+        for key, item in sorted(options.items()):
+            if key == 'size' and parse_size(item) is not None:
+                item = format_size(parse_size(item))
+            elif str(item).lower() in ('yes', 'true', 'on'):
+                item = '1'
+            elif str(item).lower() in ('no', 'false', 'off'):
+                item = '0'
+            pairs.append('%s=%s' % (key, item))
+        return ','.join([volume] + pairs)
+
+    def declared(self, value):
+        canonical = super(Disk, self).declared(value)
+        volume, options = self.parse(canonical)
+        if not volume:
+            self.refuse(value, 'names no volume: declare <storage>:<GiB> for a new one, or the volume it holds')
+        size = options.get('size')
+        if size is not None and not DISK_SIZE.fullmatch(size).group(2):
+            self.refuse(value, "has size=%s without a unit (K, M, G or T): PVE would read it as %s bytes" % (size, size))
+        if volume.startswith('/'):
+            self.refuse(value, 'is a bind mount of a host path, which only root@pam may configure: run '
+                               '`pct set <vmid> -%s %s` on the node instead' % (self.wire, canonical))
+        if self.mount and self.mount not in options:
+            self.refuse(value, 'needs %s=<path inside the container>' % self.mount)
+        return canonical
+
+    @staticmethod
+    def storage_of(volume):
+        return volume.split(':', 1)[0] if ':' in volume else ''
+
+    def wanted_size(self, volume, options):
+        """The size a declaration asks for, in bytes (None: not declared)."""
+        if 'size' in options:
+            return parse_size(options['size'])
+        allocation = ALLOCATION.fullmatch(volume)
+        if allocation and self.sized:
+            return int(float(allocation.group(2)) * 1024 ** 3)
+        return None
+
+    def compare(self, desired, current):
+        """A DiskChange: what it takes to bring the live disk (canonical) to the declared one."""
+        if desired == current:
+            return DiskChange()
+        if not current:
+            return DiskChange(options=True)  # a new disk: the update allocates it
+        volume, options = self.parse(desired)
+        live_volume, live_options = self.parse(current)
+        cdrom = options.get('media') == 'cdrom' or live_options.get('media') == 'cdrom'
+        change = DiskChange()
+        if cdrom:
+            change.options = volume != live_volume
+        elif ALLOCATION.fullmatch(volume):
+            if self.storage_of(volume) != self.storage_of(live_volume):
+                return DiskChange(refusal='%s is on storage %s but the task declares %s: a storage move is not an '
+                                          'update. Move it (`qm disk move` / `pct move-volume`), then declare where '
+                                          'it is' % (self.option, self.storage_of(live_volume),
+                                                     self.storage_of(volume)))
+        elif volume != live_volume:
+            return DiskChange(refusal='%s holds the volume %s but the task declares %s: another volume is not an '
+                                      'update' % (self.option, live_volume, volume))
+        wanted = None if cdrom else self.wanted_size(volume, options)
+        live_size = parse_size(live_options.get('size', '')) or 0
+        if wanted is not None and wanted < live_size:
+            return DiskChange(refusal='%s is %s but the task declares %s: disks only grow (PVE cannot shrink one), '
+                                      'so declare %s or more' % (self.option, format_size(live_size),
+                                                                 format_size(wanted), format_size(live_size)))
+        if wanted is not None and wanted > live_size:
+            change.grow_to = format_size(wanted)
+        keys = set(options) | set(live_options)
+        keys.discard('size')
+        if any(options.get(key) != live_options.get(key) for key in keys):
+            change.options = True
+        return change
+
+    def differs(self, desired, current):
+        return bool(self.compare(desired, current))
+
+    def encode(self, value):
+        return value
+
+    def encode_update(self, value, live):
+        """A new disk goes as declared; an existing one keeps its live volume and size, with the declared keys."""
+        if live is MISSING or not live:
+            return value
+        _volume, options = self.parse(value)
+        live_volume, live_options = self.parse(self.canonical(live))
+        options.pop('size', None)
+        if 'size' in live_options and options.get('media') != 'cdrom':
+            options['size'] = live_options['size']
+        return ','.join([live_volume] + ['%s=%s' % pair for pair in sorted(options.items())])
+
+
+class Nic(PropertyString):
+    """A guest's network device, compared as pairs. ``mac_key`` (PVE generates it when none is sent) is
+    compared only when declared, and an update sends the live one back so the device keeps its address.
+    ``models`` are the keys that name a model and carry the MAC (``virtio=BC:24:11:...``); ``implied``
+    pairs are PVE's defaults, which it writes out (a container's ``type=veth``)."""
+
+    def __init__(self, wire, mac_key, models=(), implied=None, **kwargs):
+        super(Nic, self).__init__(wire, **kwargs)
+        self.mac_key = mac_key
+        self.models = models
+        self.implied = implied or {}
+
+    def canonical(self, value):
+        pairs = {}
+        for key, item in self.pairs(value):
+            if key in self.models:
+                pairs['model'] = key
+                key = self.mac_key
+            if key == self.mac_key:
+                item = item.upper()
+            elif str(item).lower() in ('yes', 'true', 'on'):
+                item = '1'
+            elif str(item).lower() in ('no', 'false', 'off'):
+                item = '0'
+            if self.implied.get(key) == item:
+                continue
+            pairs[key] = item
+        return ','.join('%s=%s' % pair for pair in sorted(pairs.items()))
+
+    def without_mac(self, canonical):
+        return ','.join(pair for pair in canonical.split(',') if pair and not pair.startswith(self.mac_key + '='))
+
+    def differs(self, desired, current):
+        if self.mac_key + '=' not in desired:
+            current = self.without_mac(current)
+        return desired != current
+
+    def encode_update(self, value, live):
+        if self.mac_key + '=' in value or live is MISSING or not live:
+            return value
+        mac = [pair for pair in self.canonical(live).split(',') if pair.startswith(self.mac_key + '=')]
+        return ','.join(sorted(value.split(',') + mac)) if mac else value

@@ -133,6 +133,29 @@ def _vlan_id_or_range(text):
     return match is not None and all(2 <= int(tag) <= 4094 for tag in match.groups() if tag is not None)
 
 
+def _startup_order(text):
+    """PVE::JSONSchema pve_verify_startup_order: [order=]N, up=N, down=N, comma-separated, blanks skipped."""
+    return all(re.fullmatch(r'(order=)?\d+|up=\d+|down=\d+', part) for part in text.split(',') if part.strip())
+
+
+def _key_values(keys, default_key=None):
+    """A property string of the given keys, each once, the default key possibly bare; ``keys`` maps a key to
+    a pattern its value must match (None: any value)."""
+    def accepts(text):
+        seen = set()
+        for part in text.split(','):
+            if not part.strip():
+                continue
+            key, sep, value = part.partition('=')
+            if not sep:
+                key, value = default_key, part
+            if key not in keys or key in seen or not value or (keys[key] and not re.fullmatch(keys[key], value)):
+                return False
+            seen.add(key)
+        return True
+    return accepts
+
+
 def _list_of(single):
     return lambda text: all(single.accepts(item) for item in LIST_SEPARATORS.split(text) if item)
 
@@ -206,6 +229,16 @@ FORMATS = dict((fmt.name, fmt) for fmt in [
     Format('pve-iface', _full(r'[a-z][a-z0-9_]{1,20}([:.]\d+)?', re.I),
            "a letter, then 1 to 20 letters, digits or '_', optionally '.<vlan>' or ':<n>'"),
     Format('pve-vlan-id-or-range', _vlan_id_or_range, 'a VLAN tag or a range of tags such as 10-20, each 2 to 4094'),
+    Format('pve-startup-order', _startup_order, '[order=]<n>[,up=<seconds>][,down=<seconds>]'),
+    # qemu-server's property-string formats, by their keys (their values are checked by PVE).
+    Format('pve-vm-cpu-conf', _key_values(dict.fromkeys(('cputype', 'flags', 'hidden', 'hv-vendor-id', 'phys-bits',
+                                                         'reported-model')), 'cputype'),
+           '[cputype=]<model>[,flags=<+flag;-flag>][,hidden=<1|0>][,hv-vendor-id=<id>][,phys-bits=<n|host>]'
+           '[,reported-model=<model>]'),
+    Format('pve-qm-boot', _key_values({'order': None, 'legacy': '[acdn]{1,4}'}, 'legacy'),
+           'order=<device>[;<device>...] (or the legacy [acdn]{1,4})'),
+    Format('pve-qm-ipconfig', _key_values(dict.fromkeys(('ip', 'gw', 'ip6', 'gw6'))),
+           'ip=<IPv4/CIDR|dhcp>[,gw=<IPv4>][,ip6=<IPv6/CIDR|auto|dhcp>][,gw6=<IPv6>]'),
 ])
 
 for _name in ('email-or-username', 'pve-userid', 'pve-groupid', 'pve-roleid', 'pve-tokenid', 'pve-node', 'pve-priv',

@@ -24,8 +24,8 @@ from ansible_collections.homeflare.proxmox.plugins.module_utils.tasks import par
 ABSENT = None
 
 # PVE's and PBS's refusals of a write that met another writer's change: the digest no longer matches
-# (update), the object was created meanwhile (create). Neither applied anything, so re-judging is safe.
-MODIFIED_UNDERNEATH = re.compile(r'detected modified configuration')
+# (update; a QEMU guest's config says "checksum mismatch"), the object was created meanwhile (create). Neither applied anything, so re-judging is safe.
+MODIFIED_UNDERNEATH = re.compile(r'detected modified configuration|checksum mismatch')
 CREATED_UNDERNEATH = re.compile(r'already (exists|defined)')
 
 
@@ -219,14 +219,14 @@ class Family:
         declared type takes)."""
         taken = self.type_rules.taken(declaration.values.get('type')) if self.type_rules else None
         return [field for field in self.fields
-                if not field.secret and (field.option in declaration.values or field.managed_when_undeclared)
+                if field.compared and (field.option in declaration.values or field.managed_when_undeclared)
                 and (taken is None or field.wire == 'type' or field.wire in taken)]
 
     def current(self, raw):
         """Canonical live values of every readable field, from a raw read."""
         view = self.view(raw) if self.view else raw
         return dict((field.option, field.live(view.get(field.wire, MISSING)))
-                    for field in self.fields if not field.secret)
+                    for field in self.fields if field.compared)
 
     def managed_view(self, ident, raw, managed):
         """Identity and the managed fields' live values: what a diff shows."""
@@ -238,8 +238,8 @@ class Family:
         return view
 
     # -- what declare asks of every task it batches (an Applier answers the same) ----------------
-    def read(self, client, ident):
-        return self.store.read(client, self, ident)
+    def read(self, client, declaration):
+        return self.store.read(client, self, declaration.ident)
 
     def judge(self, declaration, raw, batch=()):
         return plan(self, declaration, raw)
@@ -299,13 +299,13 @@ def plan(family, declaration, raw):
         return Plan(read, 'create', changed)
     current = family.current(raw)
     for field in managed:
-        if field.create_only and declaration.desired(field) != current[field.option]:
+        if field.create_only and field.differs(declaration.desired(field), current[field.option]):
             raise Refused(
                 '%s: %s is %r on the server but the task declares %r; %s cannot be changed in place. '
                 'Nothing was written.' % (family.describe(declaration.ident), field.option, current[field.option],
                                           declaration.desired(field), field.option))
     changed = [field.option for field in managed
-               if not field.create_only and declaration.desired(field) != current[field.option]]
+               if not field.create_only and field.differs(declaration.desired(field), current[field.option])]
     return Plan(read, 'update' if changed else 'none', changed)
 
 
@@ -332,7 +332,7 @@ def update_form(family, declaration, changed, raw):
         if field.is_unset(value) and field.clear == 'delete':
             delete.append(field.wire)
         else:
-            form[field.wire] = field.encode(value)
+            form[field.wire] = field.encode_update(value, raw.get(field.wire, MISSING))
     for field in family.fields:
         value = declaration.desired(field)
         if (field.always_send and field.wire not in form and field.wire not in delete

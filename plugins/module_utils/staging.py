@@ -90,7 +90,7 @@ class Applier:
 
     def run(self, client, params, check_mode):
         declaration = self.declaration(params)
-        staged = self.read(client, declaration.ident)
+        staged = self.read(client, declaration)
         the_plan = self.judge(declaration, staged)
         result = dict(changed=the_plan.action != 'none', plan=the_plan.as_dict(), warnings=[],
                       diff=self.diff(declaration, staged, the_plan))
@@ -139,7 +139,7 @@ class Applier:
             if outcome.warning:
                 result['warnings'].append(outcome.warning)
         self.postcondition(client, declaration)
-        after = self.read(client, declaration.ident)
+        after = self.read(client, declaration)
         leftover = self.describe_staged(after)
         if leftover:
             raise NotConverged('%s: the %s returned no error, but still staged: %s. %s' % (
@@ -171,7 +171,7 @@ class SdnApply(Applier):
     def describe(self, ident):
         return 'the SDN configuration'
 
-    def read(self, client, ident):
+    def read(self, client, declaration):
         """Every staged SDN object: (kind, id, state, staged keys), from PVE's pending views."""
         staged = []
         vnets = []
@@ -266,8 +266,8 @@ class NetworkApply(Applier):
     def action(self, declaration):
         return 'revert' if declaration.values.get('revert') else 'apply'
 
-    def read(self, client, ident):
-        return dict(pending_lines=staged_interface_lines(client, ident['node']))
+    def read(self, client, declaration):
+        return dict(pending_lines=staged_interface_lines(client, declaration.ident['node']))
 
     @staticmethod
     def describe_staged(staged):

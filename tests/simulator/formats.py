@@ -317,6 +317,30 @@ FORMATS = {
     "prune-backups": PRUNE_BACKUPS,
 }
 
+# qemu-server's hash formats the collection's vm module names (QemuServer.pm $cpu_fmt, $boot_fmt, $ipconfig_fmt),
+# without the sub-formats this simulator does not port (cpu models, boot device lists, ipv4/ipv6 configs).
+QEMU_HASH_FORMATS = {
+    "pve-vm-cpu-conf": {
+        "cputype": {"type": "string", "default_key": 1, "optional": 1},
+        "flags": {"type": "string", "optional": 1},
+        "hidden": {"type": "boolean", "optional": 1},
+        "hv-vendor-id": {"type": "string", "optional": 1},
+        "phys-bits": {"type": "string", "optional": 1},
+        "reported-model": {"type": "string", "optional": 1},
+    },
+    "pve-qm-boot": {
+        "legacy": {"type": "string", "pattern": "[acdn]{1,4}", "default_key": 1, "optional": 1},
+        "order": {"type": "string", "optional": 1},
+    },
+    "pve-qm-ipconfig": {
+        "ip": {"type": "string", "optional": 1},
+        "gw": {"type": "string", "optional": 1},
+        "ip6": {"type": "string", "optional": 1},
+        "gw6": {"type": "string", "optional": 1},
+    },
+}
+FORMATS.update(QEMU_HASH_FORMATS)
+
 # validators attached to hash formats (PVE: register_format($name, $hash, \&validator))
 FORMAT_VALIDATORS = {
     "prune-backups": validate_prune_backups,

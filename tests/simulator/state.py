@@ -97,9 +97,19 @@ class ClusterState:
         # storage id -> {option: value} (password, keyring, encryption-key, master-pubkey)
         self.storage = OrderedDict()
         self.storage_secrets = {}
-        # guests known to the cluster (vmid -> {"type": "qemu"|"lxc", "node": ...});
-        # no guest family is simulated yet, pools consult this for membership.
+        # Guests (handlers/guests.py): vmid (int) -> {"type": "qemu"|"lxc", "node", "status": "running"|"stopped",
+        # "config": the guest's config file as an OrderedDict key -> text (what `<vmid>.conf` holds, in file
+        # order), "pending": its [pending] section (key -> text), "pending_delete": key -> force (0/1),
+        # "snapshots": name -> {"description", "snaptime", "parent"?, "config"}, "lock": None or a lock name}.
+        # Older tests seed bare {"type", "node", "status", "name"} entries: handlers treat a missing config as {}.
         self.guests = {}
+        # Volumes of the storages (handlers/guests.py): storage id -> {volname: {"size": bytes, "vmid": int or
+        # None, "format": "raw"|"qcow2"|..., "content": "images"|"rootdir"|"vztmpl"|"iso"}}. local's container
+        # templates and one ISO are seeded.
+        self.volumes = {}
+        # Fault knob: vmids whose guest ignores an ACPI/clean shutdown (the shutdown task times out unless
+        # forceStop=1 is sent, which then stops it hard).
+        self.shutdown_ignored = set()
         self.tasks = {}
         # Cluster families, one attribute per config file; each handler module owns its own:
         self.realms = OrderedDict()           # domains.cfg (handlers/domains.py)
@@ -156,7 +166,7 @@ class ClusterState:
               "storage", "storage_secrets", "realms", "realm_secrets", "datacenter", "backup_jobs",
               "replication_jobs", "metric_servers", "notification_endpoints", "notification_matchers",
               "notification_secrets", "ha_resources", "ha_rules", "firewall", "sdn", "sdn_running",
-              "networks")
+              "networks", "guests", "volumes")
 
     def snapshot(self):
         return {name: copy.deepcopy(getattr(self, name)) for name in self._FILES}

@@ -1,4 +1,7 @@
-"""Every module documents full check and diff support, through the homeflare.proxmox.attributes fragment."""
+"""Every module documents full check and diff support, through the homeflare.proxmox.attributes fragment.
+
+A read-only ``*_info`` module writes nothing, so its diff support is N/A (homeflare.proxmox.attributes.info),
+and its check mode is trivially full."""
 
 import ast
 import glob
@@ -52,7 +55,8 @@ def test_check_and_diff_mode_are_fully_supported(docs, module):
     assert doc is not None, stderr
     attributes = doc.get('attributes') or {}
     assert attributes.get('check_mode', {}).get('support') == 'full', attributes
-    assert attributes.get('diff_mode', {}).get('support') == 'full', attributes
+    diff_support = 'N/A' if module.endswith('_info') else 'full'
+    assert attributes.get('diff_mode', {}).get('support') == diff_support, attributes
     assert attributes.get('action_group', {}).get('membership') == ['homeflare.proxmox.proxmox'], attributes
 
 
@@ -65,5 +69,6 @@ def test_the_attributes_come_from_the_fragment(module):
                      and [getattr(target, 'id', None) for target in node.targets] == ['DOCUMENTATION']]
     assert len(documentation) == 1
     doc = yaml.safe_load(documentation[0])
-    assert 'homeflare.proxmox.attributes' in doc.get('extends_documentation_fragment', [])
+    fragment = 'homeflare.proxmox.attributes' + ('.info' if module.endswith('_info') else '')
+    assert fragment in doc.get('extends_documentation_fragment', [])
     assert 'attributes' not in doc

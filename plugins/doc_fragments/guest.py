@@ -1,0 +1,96 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 homeflare.proxmox contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+
+class ModuleDocFragment(object):
+    # What the lxc and vm modules share - identity, state and power, removal, and the common config keys.
+    DOCUMENTATION = r'''
+options:
+  node:
+    description:
+      - The node the guest lives on. A guest found on another node is refused (a migration is not an update).
+    type: str
+    required: true
+  vmid:
+    description:
+      - The guest's id, 100 to 999999999, shared by VMs and containers cluster-wide. A vmid taken by the other guest
+        type is refused. It is never changed; a declaration whose name exists under another vmid is refused.
+    type: int
+    required: true
+  state:
+    description:
+      - V(present) creates or repairs the config and never changes the power state.
+      - V(started), V(stopped) and V(restarted) also act on the power state, once, and report it. A stop is a clean
+        shutdown with O(shutdown_timeout); it becomes a hard stop after the timeout only with O(force_stop=true).
+        V(restarted) reboots a running guest (and starts a stopped one) on every run.
+      - V(absent) destroys the guest and its disks; it needs O(confirm_removal=true), and is refused for a running or
+        protected guest with PVE's reason.
+    type: str
+    choices: [present, absent, started, stopped, restarted]
+    default: present
+  confirm_removal:
+    description: Must be V(true) with O(state=absent); destroying a guest destroys its disks.
+    type: bool
+    default: false
+  purge:
+    description:
+      - With O(state=absent), also remove the guest from backup jobs, replication jobs, HA and pools (wire name
+        C(purge)). Off by default, so PVE refuses to destroy an HA-managed guest until asked.
+    type: bool
+    default: false
+  force_stop:
+    description: With O(state=stopped), stop the guest hard when it has not shut down within O(shutdown_timeout).
+    type: bool
+    default: false
+  shutdown_timeout:
+    description: Seconds a clean shutdown may take (PVE's C(timeout) of C(status/shutdown)).
+    type: int
+    default: 60
+  reboot_if_pending:
+    description:
+      - Changes PVE cannot apply to a running guest are parked as pending until its next restart; they are reported
+        in RV(pending) and C(plan.pending). With V(true), a running guest with pending changes is rebooted once
+        (a clean reboot) to apply them.
+    type: bool
+    default: false
+  task_timeout:
+    description: Seconds to wait for each task (create, clone, resize, start, destroy) to end.
+    type: int
+    default: 300
+  pool:
+    description:
+      - The resource pool a new guest joins (sent with the create only; membership is then the pool module's).
+    type: str
+  onboot:
+    description: Whether the guest starts at boot. Undeclared is unmanaged.
+    type: bool
+  protection:
+    description: Whether PVE refuses to destroy the guest or its disks. Undeclared is unmanaged.
+    type: bool
+  startup:
+    description: Start and shutdown order, C([order=]<n>[,up=<s>][,down=<s>]).
+    type: str
+  tags:
+    description:
+      - Tags, compared as a set. PVE stores them lower-cased and sorted (unless the datacenter's C(tag-style)
+        says otherwise) - declare them that way, or the write succeeds and the run fails naming C(tags).
+    type: list
+    elements: str
+  description:
+    description: The guest's notes (at most 8192 characters).
+    type: str
+  cores:
+    description: CPU cores.
+    type: int
+  cpulimit:
+    description: CPU time limit in cores (a decimal, V(0) for none).
+    type: float
+  cpuunits:
+    description: CPU weight.
+    type: int
+'''

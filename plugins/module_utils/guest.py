@@ -1,0 +1,506 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 homeflare.proxmox contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Guests (LXC containers and QEMU VMs): adopted, never replaced, never lost.
+
+A guest is judged from ONE read, its pending view (``GET .../{vmid}/pending``: every key's running
+value, its pending value or pending delete, and the config's ``digest``), compared as its config
+will be once the pending changes apply (what ``GET .../config`` answers). Only PVE's typed absence
+("Configuration file ... does not exist") may mean absent, and only once the cluster's resource list
+(read with the same credential) holds the vmid nowhere else: a guest on another node, or the vmid
+taken by the other guest type, is refused ("a migration is not an update").
+
+On top of the shared core (fields, ``plan``, ``update_form``, ``verify``) a guest adds what only guests
+have: a name that must match before anything is written (``vmid 101 holds another guest``), disks that
+only grow (``resize``), a template that is never swapped, power states acted on once, and changes PVE
+parks until the next restart, reported as ``pending`` and applied by one reboot when asked.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import re
+
+from ansible_collections.homeflare.proxmox.plugins.module_utils.api import item_path
+from ansible_collections.homeflare.proxmox.plugins.module_utils.credentials import CONNECTION_ARGUMENT_SPEC
+from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import (
+    ApiError, Conflict, NotConverged, Refused, TaskFailed)
+from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Disk, Integer, Text
+from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import (
+    ABSENT, Absence, Family, Plan, create_form, met_another_writer, plan, update_form, verify)
+from ansible_collections.homeflare.proxmox.plugins.module_utils.tasks import parse_upid, wait_for_task
+
+STATES = ['present', 'absent', 'started', 'stopped', 'restarted']
+# Whether a state asks for the guest's power status (a delete too: PVE refuses a running guest).
+NEEDS_STATUS = ('absent', 'started', 'stopped', 'restarted')
+# What a linked clone's disk says about its template: <storage>:base-<template vmid>-disk-<n>/vm-...
+LINKED_BASE = re.compile(r':base-(\d+)-disk-\d+')
+# A container template's distribution from its file name (PVE's naming: <distro>-<version>-<flavour>_...),
+# as PVE records it in ``ostype`` (which it reads from the template's contents).
+TEMPLATE_OSTYPE = {'rockylinux': 'centos', 'almalinux': 'centos', 'archlinux': 'archlinux', 'centos': 'centos',
+                   'debian': 'debian', 'devuan': 'devuan', 'ubuntu': 'ubuntu', 'fedora': 'fedora',
+                   'opensuse': 'opensuse', 'alpine': 'alpine', 'gentoo': 'gentoo', 'nixos': 'nixos'}
+
+
+def identity():
+    return [Text('node', required=True, format='pve-node'),
+            Integer('vmid', required=True, minimum=100, maximum=999999999, format='pve-vmid')]
+
+
+class GuestRead(dict):
+    """A found guest: its config as it will be once pending changes apply (what GET config answers),
+    ``running`` (the values in effect now), ``pending`` (key -> pending value, None for a pending delete),
+    ``digest`` and, when the state needs it, ``status`` (running or stopped)."""
+
+    def __init__(self, effective, running, pending, digest):
+        super(GuestRead, self).__init__(effective)
+        self.running = running
+        self.pending = pending
+        self.digest = digest
+        self.status = None
+
+
+class Vacant:
+    """PVE's typed absence, confirmed by the cluster's guest list (``rows``, kept to name a guest elsewhere)."""
+
+    def __init__(self, rows):
+        self.rows = rows
+
+
+class GuestPlan(Plan):
+    """A plan plus what only guests have: ``power`` (start, stop, reboot or None), the ``pending`` keys,
+    the disks to ``resize`` (``scsi0 to 40G``)."""
+
+    def __init__(self, read, action, changed, power=None, pending=(), resize=()):
+        super(GuestPlan, self).__init__(read, action, changed)
+        self.power = power
+        self.pending = list(pending)
+        self.resize = list(resize)
+
+    def as_dict(self):
+        result = super(GuestPlan, self).as_dict()
+        result.update(power=self.power, pending=self.pending, resize=self.resize)
+        return result
+
+
+class Guest(Family):
+    """One guest type. ``kind`` is the path segment (``lxc``/``qemu``), ``label`` PVE's word in its messages
+    (``CT``/``VM``), ``name_field`` the option that names the guest (``hostname``/``name``)."""
+
+    def __init__(self, name, kind, label, name_field, fields, template_check, check_create=None):
+        conf_dir = 'lxc' if kind == 'lxc' else 'qemu-server'
+        super(Guest, self).__init__(
+            name, identity(), fields, item='/nodes/{node}/%s/{vmid}' % kind, collection='/nodes/{node}/%s' % kind,
+            absence=Absence((500,), r"Configuration file 'nodes/[^/]+/%s/\d+\.conf' does not exist" % conf_dir),
+            retain=True, send_digest=True, task_timeout=300, check_create=check_create)
+        self.kind = kind
+        self.label = label
+        self.name_field = name_field
+        self.template_check = template_check
+
+    # -- options ---------------------------------------------------------------------------
+    def argument_spec(self):
+        spec = super(Guest, self).argument_spec()
+        spec['state'] = dict(type='str', default='present', choices=STATES)
+        spec['purge'] = dict(type='bool', default=False)
+        spec['force_stop'] = dict(type='bool', default=False)
+        spec['shutdown_timeout'] = dict(type='int', default=60)
+        spec['reboot_if_pending'] = dict(type='bool', default=False)
+        return spec
+
+    def declaration(self, params):
+        declaration = super(Guest, self).declaration(params)
+        declaration.options = dict((option, params.get(option, default)) for option, default in (
+            ('purge', False), ('force_stop', False), ('shutdown_timeout', 60), ('reboot_if_pending', False)))
+        return declaration
+
+    def describe(self, ident):
+        return '%s %s on %s' % (self.label, ident['vmid'], ident['node'])
+
+    def disks(self):
+        return [field for field in self.fields if isinstance(field, Disk)]
+
+    # -- reading ---------------------------------------------------------------------------
+    def read(self, client, declaration):
+        raw = self.read_config(client, declaration.ident)
+        if isinstance(raw, GuestRead) and (declaration.state in NEEDS_STATUS or
+                                           declaration.options.get('reboot_if_pending')):
+            raw.status = self.read_status(client, declaration.ident)
+        return raw
+
+    def read_config(self, client, ident):
+        try:
+            rows = client.get(self.path(ident) + '/pending', role=self.read_role) or []
+        except ApiError as exc:
+            if not self.absence.matches(exc):
+                raise
+            return self.vacancy(client, ident)
+        running, pending, digest = {}, {}, None
+        for row in rows:
+            key = row.get('key')
+            if key == 'digest':
+                digest = row.get('value')
+                continue
+            if 'value' in row:
+                running[key] = row['value']
+            if row.get('delete'):
+                pending[key] = None
+            elif 'pending' in row:
+                pending[key] = row['pending']
+        if not digest:
+            raise Refused('%s: PVE answered its config without a digest, so it cannot be judged or written safely '
+                          '(a config read without a digest is refused, never taken for absent)' % self.describe(ident))
+        effective = dict(running)
+        for key, value in pending.items():
+            if value is None:
+                effective.pop(key, None)
+            else:
+                effective[key] = value
+        return GuestRead(effective, running, pending, digest)
+
+    def vacancy(self, client, ident):
+        """No config on the declared node: absent only if the vmid is nowhere else in the cluster."""
+        rows = [row for row in client.get('/cluster/resources', params=dict(type='vm'), role=self.read_role) or []
+                if row.get('type') in ('qemu', 'lxc')]
+        for row in rows:
+            if str(row.get('vmid')) != str(ident['vmid']):
+                continue
+            if row.get('type') != self.kind:
+                raise Refused('vmid %s is taken by a %s on %s (%s): VMs and containers share vmids cluster-wide, and '
+                              'a guest is never replaced by one of the other type. Declare another vmid.' % (
+                                  ident['vmid'], 'VM' if row.get('type') == 'qemu' else 'container', row.get('node'),
+                                  row.get('name') or 'unnamed'))
+            raise Refused('%s %s lives on %s, not %s: a migration is not an update. Migrate it (`%s migrate %s %s`), '
+                          'or declare node: %s.' % (self.label, ident['vmid'], row.get('node'), ident['node'],
+                                                    'pct' if self.kind == 'lxc' else 'qm', ident['vmid'],
+                                                    ident['node'], row.get('node')))
+        return Vacant(rows)
+
+    def read_status(self, client, ident):
+        return (client.get(self.path(ident) + '/status/current', role=self.read_role) or {}).get('status')
+
+    # -- judging -----------------------------------------------------------------------------
+    def judge(self, declaration, raw, batch=()):
+        state = declaration.state
+        if isinstance(raw, Vacant):
+            if state == 'absent':
+                return GuestPlan('absent', 'none', [])
+            self.refuse_name_elsewhere(declaration, raw.rows)
+            created = plan(self, declaration, ABSENT)
+            return GuestPlan('absent', 'create', created.changed,
+                             power='start' if state in ('started', 'restarted') else None)
+        self.refuse_another_guest(declaration, raw)
+        if state == 'absent':
+            self.refuse_delete(declaration, raw)
+            return GuestPlan('found', 'delete', [], pending=sorted(raw.pending))
+        self.template_check(self, declaration, raw)
+        the_plan = plan(self, declaration, raw)
+        resize = []
+        for field in self.disks():
+            if field.option not in the_plan.changed:
+                continue
+            change = field.compare(declaration.desired(field), self.current(raw)[field.option])
+            if change.refusal:
+                raise Refused('%s: %s. Nothing was written.' % (self.describe(declaration.ident), change.refusal))
+            if change.grow_to:
+                resize.append('%s to %s' % (field.wire, change.grow_to))
+        power = self.power(declaration, raw)
+        action = the_plan.action if the_plan.action != 'none' else ('power' if power else 'none')
+        return GuestPlan('found', action, the_plan.changed, power=power, pending=sorted(raw.pending), resize=resize)
+
+    def power(self, declaration, raw):
+        state, status = declaration.state, raw.status
+        if state == 'started' and status != 'running':
+            return 'start'
+        if state == 'stopped' and status == 'running':
+            return 'stop'
+        if state == 'restarted':
+            return 'reboot' if status == 'running' else 'start'
+        if declaration.options.get('reboot_if_pending') and status == 'running' and raw.pending:
+            return 'reboot'
+        return None
+
+    def live_name(self, raw):
+        return str(raw.get(self.name_field) or '')
+
+    def refuse_another_guest(self, declaration, raw):
+        declared = declaration.values.get(self.name_field)
+        live = self.live_name(raw)
+        if declared and live and declared != live:
+            raise Refused("vmid %s holds another guest, '%s' (the task declares %s '%s'): a guest is never rewritten "
+                          "into a different machine. Declare another vmid, or %s '%s' if this is the guest meant. "
+                          "Nothing was written." % (declaration.ident['vmid'], live, self.name_field, declared,
+                                                    self.name_field, live))
+
+    def refuse_name_elsewhere(self, declaration, rows):
+        """A new vmid for a guest that exists under another one would build a second, empty guest."""
+        declared = declaration.values.get(self.name_field)
+        for row in rows:
+            if declared and row.get('type') == self.kind and row.get('name') == declared:
+                raise Refused("%s '%s' already exists as vmid %s on %s: a guest's vmid cannot change, and a new vmid "
+                              "would build a second, empty guest. Declare vmid %s (or another %s). Nothing was "
+                              "written." % (self.label, declared, row.get('vmid'), row.get('node'), row.get('vmid'),
+                                            self.name_field))
+
+    def refuse_delete(self, declaration, raw):
+        """PVE's own refusals, said at plan time (check mode too) in PVE's words."""
+        vmid = declaration.ident['vmid']
+        what = self.describe(declaration.ident)
+        if str(raw.get('protection', '0')) == '1':
+            raise Refused("%s: can't remove %s %s - protection mode enabled. Clear protection first (protection: "
+                          "false). Nothing was removed." % (what, self.label, vmid))
+        if raw.status == 'running':
+            reason = ('unable to destroy CT %s - container is running' % vmid if self.kind == 'lxc'
+                      else 'VM %s is running - destroy failed' % vmid)
+            raise Refused('%s: %s. Stop it first (state: stopped). Nothing was removed.' % (what, reason))
+
+    # -- what a diff and a result show -------------------------------------------------------
+    def object_view(self, declaration, raw):
+        if isinstance(raw, Vacant) or raw is ABSENT:
+            return {}
+        view = self.managed_view(declaration.ident, raw, self.managed(declaration))
+        view['pending'] = sorted(raw.pending)
+        if raw.status is not None:
+            view['status'] = raw.status
+        return view
+
+    def diff(self, declaration, raw, the_plan):
+        before = self.object_view(declaration, raw)
+        if the_plan.action == 'delete':
+            return dict(before=before, after={})
+        if the_plan.action == 'create':
+            after = dict(declaration.ident)
+            after.update((field.option, declaration.desired(field)) for field in self.managed(declaration))
+        else:
+            after = dict(before)
+            after.update((option, declaration.desired(self.field(option))) for option in the_plan.changed)
+        if the_plan.power == 'reboot':
+            after['pending'] = []
+        if the_plan.power in ('start', 'reboot'):
+            after['status'] = 'running'
+        elif the_plan.power == 'stop':
+            after['status'] = 'stopped'
+        return dict(before=before, after=after)
+
+    def field(self, option):
+        return next(field for field in self.fields if field.option == option)
+
+    # -- the run -------------------------------------------------------------------------------
+    def run(self, client, params, check_mode):
+        declaration = self.declaration(params)
+        raw = self.read(client, declaration)
+        the_plan = self.judge(declaration, raw)
+        result = dict(changed=the_plan.action != 'none', plan=the_plan.as_dict(), warnings=[], tasks=[],
+                      diff=self.diff(declaration, raw, the_plan))
+        if not check_mode and the_plan.action != 'none':
+            raw, the_plan = self.act(client, declaration, raw, the_plan, result)
+            result.update(changed=True, plan=the_plan.as_dict())
+        result['object'] = self.object_view(declaration, raw)
+        pending = result['object'].get('pending')
+        if pending:
+            result['warnings'].append('%s has changes pending until its next restart: %s (reboot_if_pending: true '
+                                      'applies them with one reboot)' % (self.describe(declaration.ident),
+                                                                         ', '.join(pending)))
+        return result
+
+    def act(self, client, declaration, raw, the_plan, result):
+        """Do what the plan says; returns the guest as read afterwards and the plan it was written with."""
+        ident = declaration.ident
+        if the_plan.action == 'delete':
+            self.wait(client, declaration, result, client.delete(
+                self.path(ident), params=dict(purge=1) if declaration.options['purge'] else None,
+                role=self.write_role))
+            after = self.read_config(client, ident)
+            if not isinstance(after, Vacant):
+                raise NotConverged('the delete of %s returned no error but it is still present' % self.describe(ident))
+            return after, the_plan
+        if the_plan.action == 'create':
+            self.create(client, declaration, raw, result)
+            raw = self.read_config(client, ident)
+            raw.status = 'stopped'
+            written = self.judge(declaration, raw)  # a clone: its config meets the declaration next
+            if written.changed:
+                raw = self.update(client, declaration, raw, written, result)
+        elif the_plan.changed:
+            raw, the_plan = self.update_rejudged(client, declaration, raw, the_plan, result)
+        if the_plan.power is None and declaration.options['reboot_if_pending'] and the_plan.changed:
+            raw.status = self.read_status(client, ident)
+            the_plan.power = self.power(declaration, raw)
+        if the_plan.power:
+            self.switch(client, declaration, the_plan.power, result)
+            raw = self.read_config(client, ident)
+            raw.status = self.read_status(client, ident)
+            if the_plan.power == 'reboot' and raw.pending:
+                raise NotConverged('%s was rebooted but still has changes pending: %s' % (
+                    self.describe(ident), ', '.join(sorted(raw.pending))))
+        return raw, the_plan
+
+    def create(self, client, declaration, vacant, result):
+        ident = declaration.ident
+        form = create_form(self, declaration)
+        source = form.pop('clone', None)
+        if source is None:
+            form.pop('full', None)
+            form['vmid'] = str(ident['vmid'])
+            self.wait(client, declaration, result, client.post(self.collection_path(ident), form, role=self.write_role))
+            return
+        rows = [row for row in vacant.rows if str(row.get('vmid')) == str(source) and row.get('type') == self.kind]
+        if not rows:
+            raise Refused('%s: the template to clone, %s %s, is not in the cluster (or this credential cannot see '
+                          'it). Nothing was created.' % (self.describe(ident), self.label, source))
+        clone = dict(newid=str(ident['vmid']))
+        clone.update((key, form[key]) for key in ('name', 'pool', 'storage', 'full') if key in form)
+        if rows[0].get('node') != ident['node']:
+            clone['target'] = ident['node']
+        path = item_path('/nodes/{node}/%s/{vmid}/clone' % self.kind, dict(node=rows[0].get('node'), vmid=source))
+        self.wait(client, declaration, result, client.post(path, clone, role=self.write_role))
+
+    def update_rejudged(self, client, declaration, raw, the_plan, result):
+        """The update, re-read and re-judged once when another writer changed the config underneath."""
+        try:
+            return self.update(client, declaration, raw, the_plan, result), the_plan
+        except ApiError as exc:
+            if not met_another_writer(self, the_plan, exc):
+                raise
+            status = raw.status
+            raw = self.read_config(client, declaration.ident)
+            raw.status = status
+            the_plan = self.judge(declaration, raw)
+            result['warnings'].append('%s was changed by another writer while this task ran (%s); it was read and '
+                                      'judged again' % (self.describe(declaration.ident), exc.reason.strip()))
+            if not the_plan.changed:
+                return raw, the_plan
+            try:
+                return self.update(client, declaration, raw, the_plan, result), the_plan
+            except ApiError as again:
+                if met_another_writer(self, the_plan, again):
+                    raise Conflict('%s keeps changing underneath: the write was refused twice (%s). Nothing was '
+                                   'overwritten; run again when the other writer is done.'
+                                   % (self.describe(declaration.ident), again.reason.strip()))
+                raise
+
+    def update(self, client, declaration, raw, the_plan, result):
+        """One PUT of the drifted keys (with the digest), then one resize per disk that grows; returns the read-back."""
+        ident = declaration.ident
+        current = self.current(raw)
+        grows, sets = [], []
+        for option in the_plan.changed:
+            field = self.field(option)
+            change = field.compare(declaration.desired(field), current[option]) if isinstance(field, Disk) else None
+            if change is not None and change.grow_to:
+                grows.append((field.wire, change.grow_to))
+            if change is None or change.options:
+                sets.append(option)
+        if sets:
+            form = update_form(self, declaration, sets, raw)
+            form['digest'] = raw.digest
+            self.wait(client, declaration, result, client.put(self.path(ident) + '/config', form, role=self.write_role))
+        for disk, size in grows:
+            answer = client.put(self.path(ident) + '/resize', dict(disk=disk, size=size), role=self.write_role)
+            self.wait(client, declaration, result, answer)
+        status = raw.status
+        after = self.read_config(client, ident)
+        after.status = status
+        verify(self, declaration, Plan('found', 'update', the_plan.changed), after)
+        return after
+
+    def switch(self, client, declaration, power, result):
+        """start, stop (a clean shutdown, forced after the timeout only when asked) or reboot; waited for."""
+        ident = declaration.ident
+        options = declaration.options
+        form = {}
+        if power == 'stop':
+            action = 'shutdown'
+            form['timeout'] = str(options['shutdown_timeout'])
+            if options['force_stop']:
+                form['forceStop'] = '1'
+        else:
+            action = power
+        try:
+            self.wait(client, declaration, result, client.post('%s/status/%s' % (self.path(ident), action), form,
+                                                               role=self.write_role),
+                      extra=options['shutdown_timeout'])
+        except TaskFailed as exc:
+            if power != 'stop':
+                raise
+            raise TaskFailed(exc.upid, '%s did not shut down cleanly within %s s: %s. It was not stopped hard; set '
+                                       'force_stop: true to stop it after the timeout.' % (
+                                           self.describe(ident), options['shutdown_timeout'], exc))
+
+    def wait(self, client, declaration, result, answer, extra=0):
+        if parse_upid(answer):
+            result['tasks'].append(answer)
+            outcome = wait_for_task(client, answer, self.write_role, (declaration.task_timeout or 300) + extra)
+            if outcome.warning:
+                result['warnings'].append(outcome.warning)
+
+
+def check_template_ostype(family, declaration, raw):
+    """A container is never rebuilt from another template: the declared template's distribution must be the
+    one PVE recorded (``ostype``) when it was created. PVE keeps no other trace of the template."""
+    template = declaration.values.get('ostemplate')
+    if not template:
+        return
+    distro = template.rsplit('/', 1)[-1].split('-', 1)[0].lower()
+    expected = TEMPLATE_OSTYPE.get(distro)
+    live = raw.get('ostype')
+    if expected and live and expected != live:
+        raise Refused("%s runs %s (ostype) but the task declares the template %s: a container is never rebuilt "
+                      "from another template. Declare the template it was built from, or a new container under a "
+                      "new vmid. Nothing was written." % (family.describe(declaration.ident), live, template))
+
+
+def check_template_clone(family, declaration, raw):
+    """A VM is never re-cloned: a linked clone's disks name their template (``base-<vmid>-disk-<n>``)."""
+    source = declaration.values.get('clone')
+    if source is None:
+        return
+    bases = set()
+    for field in family.disks():
+        found = LINKED_BASE.search(str(raw.get(field.wire) or ''))
+        if found:
+            bases.add(int(found.group(1)))
+    others = sorted(bases - set([int(source)]))
+    if others:
+        raise Refused('%s is a linked clone of template %s but the task declares clone: %s: a VM is never rebuilt '
+                      'from another template. Declare the template it came from, or a new VM under a new vmid. '
+                      'Nothing was written.' % (family.describe(declaration.ident), others[0], source))
+
+
+class GuestInfo:
+    """The task of ``lxc_info`` / ``vm_info``: the guests of one type from ``/cluster/resources`` (one read),
+    plus one config read per guest whose config is asked for. Read-only: check mode changes nothing."""
+
+    scheme = 'pve'
+
+    def __init__(self, family):
+        self.family = family
+
+    def argument_spec(self):
+        spec = dict(CONNECTION_ARGUMENT_SPEC)
+        spec['node'] = dict(type='str')
+        spec['vmid'] = dict(type='list', elements='int')
+        spec['config'] = dict(type='bool', default=False)
+        return spec
+
+    def run(self, client, params, check_mode):
+        wanted = set(params.get('vmid') or [])
+        guests = []
+        for row in client.get('/cluster/resources', params=dict(type='vm'), role='read') or []:
+            if row.get('type') != self.family.kind or (params.get('node') and row.get('node') != params['node']):
+                continue
+            if wanted and int(row.get('vmid')) not in wanted:
+                continue
+            guest = dict(vmid=int(row.get('vmid')), node=row.get('node'), name=row.get('name'),
+                         status=row.get('status'), template=bool(row.get('template')),
+                         tags=sorted(tag for tag in re.split(r'[;,\s]+', row.get('tags') or '') if tag))
+            for key in ('pool', 'lock', 'hastate'):
+                if row.get(key):
+                    guest[key] = row[key]
+            if params.get('config') or wanted:
+                guest['config'] = client.get(self.family.path(dict(node=guest['node'], vmid=guest['vmid'])) +
+                                             '/config', role='read') or {}
+            guests.append(guest)
+        guests.sort(key=lambda guest: guest['vmid'])
+        return dict(changed=False, guests=guests)

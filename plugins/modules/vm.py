@@ -1,0 +1,375 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 homeflare.proxmox contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r'''
+module: vm
+short_description: Declare a Proxmox VE QEMU virtual machine, adopted and never replaced
+version_added: 0.3.0
+description:
+  - Creates a VM (C(POST /nodes/{node}/qemu)) or clones a template (O(clone)), or adopts and repairs the VM living
+    under (O(node), O(vmid)), and acts on its power state when asked. The VM's data is never destroyed to make it
+    match; every change PVE cannot make in place is refused with a sentence saying why and what to do instead.
+  - One read judges a VM, its pending view (C(GET .../{vmid}/pending)), compared as the config will be once pending
+    changes apply. Only PVE's typed absence (C(Configuration file ... does not exist)) means absent, and only when
+    the cluster's resource list holds the vmid nowhere else (read with the same credential); a VM on another node,
+    or a container under the vmid, is refused.
+  - Config options take PVE's names; an undeclared option is unmanaged. An update sends only the drifted keys, with
+    the live C(digest) (a change by another writer meanwhile is read and judged again once, then a clear failure),
+    and is read back and judged again; a key PVE stored differently fails the task naming it.
+  - Disks only grow, through C(resize). A smaller disk, another storage or volume, another template, another node,
+    a new vmid for a name that exists, a VM under the vmid with another O(name) - refused at plan time (check mode
+    too). C(machine) is not offered (PVE pins the running machine version).
+  - A change PVE cannot apply to a running VM (CPU, memory without hotplug, ...) is parked as pending; it is
+    reported (C(object.pending), C(plan.pending), the diff and a warning), never as applied, and
+    O(reboot_if_pending) applies it with one reboot.
+  - Privileges, on C(/vms/{vmid}) - C(VM.Audit) to read (plus C(Sys.Audit) for the resource list), C(VM.Allocate)
+    to create and destroy, C(VM.Clone) on the template, C(VM.Config.*) to update, C(VM.PowerMgmt) for power,
+    C(Datastore.AllocateSpace) on the storages, C(SDN.Use) on the bridges.
+author:
+  - homeflare.proxmox contributors (@homeflare)
+extends_documentation_fragment:
+  - homeflare.proxmox.connection
+  - homeflare.proxmox.connection.openbao
+  - homeflare.proxmox.guest
+  - homeflare.proxmox.attributes
+options:
+  name:
+    description:
+      - The VM's name. A live VM with another name is refused (C(vmid 100 holds another guest)), never renamed into a
+        different machine.
+    type: str
+  clone:
+    description:
+      - Create the VM as a clone of this template (its vmid; on any node). Sent with the create only.
+      - A linked clone's disks name their template (C(base-<vmid>-disk-<n>)); another template there is refused - a VM
+        is never rebuilt from another template. The rest of the declared config is written after the clone, and its
+        disks grow to the declared sizes.
+    type: int
+  full:
+    description:
+      - With O(clone), a full copy instead of a linked clone.
+    type: bool
+  storage:
+    description:
+      - With O(clone) and O(full=true), the storage the copy goes to (create only).
+    type: str
+  sockets:
+    description:
+      - CPU sockets.
+    type: int
+  cpu:
+    description:
+      - The CPU type and flags, C([cputype=]<model>[,flags=...]).
+    type: str
+  memory:
+    description:
+      - Memory in MiB, V(2048) or C(current=2048) (PVE's property string).
+    type: str
+  balloon:
+    description:
+      - The balloon target in MiB (V(0) disables the balloon device).
+    type: int
+  numa:
+    description:
+      - Whether NUMA is enabled.
+    type: bool
+  agent:
+    description:
+      - The QEMU guest agent, C([enabled=]<1|0>[,fstrim_cloned_disks=<1|0>][,type=...]), compared as pairs.
+    type: str
+  ostype:
+    description:
+      - The guest OS type.
+    type: str
+    choices: [other, wxp, w2k, w2k3, w2k8, wvista, win7, win8, win10, win11, l24, l26, solaris]
+  bios:
+    description:
+      - The firmware.
+    type: str
+    choices: [seabios, ovmf]
+  scsihw:
+    description:
+      - The SCSI controller.
+    type: str
+    choices: [lsi, lsi53c810, virtio-scsi-pci, virtio-scsi-single, megasas, pvscsi]
+  boot:
+    description:
+      - The boot order, C(order=scsi0;net0). PVE sets one on create when none is declared.
+    type: str
+  kvm:
+    description:
+      - Whether hardware virtualisation is used (PVE's default V(true)).
+    type: bool
+  acpi:
+    description:
+      - Whether ACPI is enabled (PVE's default V(true)).
+    type: bool
+  tablet:
+    description:
+      - Whether a USB tablet device is attached (PVE's default V(true)).
+    type: bool
+  ciuser:
+    description:
+      - The cloud-init user.
+    type: str
+  cipassword:
+    description:
+      - The cloud-init password - sent when declared, never compared (PVE masks it) or shown.
+    type: str
+  ipconfig0:
+    description:
+      - Cloud-init address of net0, C(ip=<cidr|dhcp>[,gw=...][,ip6=...][,gw6=...]).
+    type: str
+  ipconfig1:
+    description:
+      - Cloud-init address of net1, C(ip=<cidr|dhcp>[,gw=...][,ip6=...][,gw6=...]).
+    type: str
+  ipconfig2:
+    description:
+      - Cloud-init address of net2, C(ip=<cidr|dhcp>[,gw=...][,ip6=...][,gw6=...]).
+    type: str
+  ipconfig3:
+    description:
+      - Cloud-init address of net3, C(ip=<cidr|dhcp>[,gw=...][,ip6=...][,gw6=...]).
+    type: str
+  scsi0:
+    description:
+      - Disk scsi0, C(<storage>:<GiB>[,key=value...]) as a create takes it, or the live value as C(pvesh get) shows
+        it. A CD drive is C(none,media=cdrom) or C(<storage>:iso/<file>,media=cdrom).
+      - Compared by storage, size and keys (the volume name is PVE's). A larger size grows the disk (C(resize)); a
+        smaller one, another storage or another volume is refused, never replaced. A C(size=) needs a unit (K, M, G,
+        T).
+    type: str
+  scsi1:
+    description:
+      - Disk scsi1, as O(scsi0).
+    type: str
+  scsi2:
+    description:
+      - Disk scsi2, as O(scsi0).
+    type: str
+  scsi3:
+    description:
+      - Disk scsi3, as O(scsi0).
+    type: str
+  scsi4:
+    description:
+      - Disk scsi4, as O(scsi0).
+    type: str
+  scsi5:
+    description:
+      - Disk scsi5, as O(scsi0).
+    type: str
+  scsi6:
+    description:
+      - Disk scsi6, as O(scsi0).
+    type: str
+  scsi7:
+    description:
+      - Disk scsi7, as O(scsi0).
+    type: str
+  virtio0:
+    description:
+      - Disk virtio0, as O(scsi0).
+    type: str
+  virtio1:
+    description:
+      - Disk virtio1, as O(scsi0).
+    type: str
+  virtio2:
+    description:
+      - Disk virtio2, as O(scsi0).
+    type: str
+  virtio3:
+    description:
+      - Disk virtio3, as O(scsi0).
+    type: str
+  virtio4:
+    description:
+      - Disk virtio4, as O(scsi0).
+    type: str
+  virtio5:
+    description:
+      - Disk virtio5, as O(scsi0).
+    type: str
+  virtio6:
+    description:
+      - Disk virtio6, as O(scsi0).
+    type: str
+  virtio7:
+    description:
+      - Disk virtio7, as O(scsi0).
+    type: str
+  sata0:
+    description:
+      - Disk sata0, as O(scsi0).
+    type: str
+  sata1:
+    description:
+      - Disk sata1, as O(scsi0).
+    type: str
+  sata2:
+    description:
+      - Disk sata2, as O(scsi0).
+    type: str
+  sata3:
+    description:
+      - Disk sata3, as O(scsi0).
+    type: str
+  sata4:
+    description:
+      - Disk sata4, as O(scsi0).
+    type: str
+  sata5:
+    description:
+      - Disk sata5, as O(scsi0).
+    type: str
+  ide0:
+    description:
+      - Disk ide0, as O(scsi0).
+    type: str
+  ide1:
+    description:
+      - Disk ide1, as O(scsi0).
+    type: str
+  ide2:
+    description:
+      - Disk ide2, as O(scsi0).
+    type: str
+  ide3:
+    description:
+      - Disk ide3, as O(scsi0).
+    type: str
+  efidisk0:
+    description:
+      - The EFI vars disk, C(<storage>:1,efitype=4m[,pre-enrolled-keys=1]); PVE sizes it itself, so only its storage
+        and keys are compared.
+    type: str
+  tpmstate0:
+    description:
+      - The TPM state disk, C(<storage>:1,version=v2.0); PVE sizes it itself.
+    type: str
+  net0:
+    description:
+      - Network device 0, C(virtio,bridge=vmbr0[,tag=..][,firewall=1]), compared as pairs. The MAC address PVE
+        generated is compared only when declared (C(virtio=BC:24:11:...) or C(macaddr=)), and kept on every update.
+    type: str
+  net1:
+    description:
+      - Network device 1, as O(net0).
+    type: str
+  net2:
+    description:
+      - Network device 2, as O(net0).
+    type: str
+  net3:
+    description:
+      - Network device 3, as O(net0).
+    type: str
+  net4:
+    description:
+      - Network device 4, as O(net0).
+    type: str
+  net5:
+    description:
+      - Network device 5, as O(net0).
+    type: str
+  net6:
+    description:
+      - Network device 6, as O(net0).
+    type: str
+  net7:
+    description:
+      - Network device 7, as O(net0).
+    type: str
+seealso:
+  - module: homeflare.proxmox.lxc
+  - module: homeflare.proxmox.vm_info
+'''
+
+EXAMPLES = r'''
+- name: A VM cloned from template 9000, grown to 32G, then kept as declared
+  module_defaults:
+    group/homeflare.proxmox.proxmox:
+      api_host: [pve1.example.org, pve2.example.org]
+  homeflare.proxmox.vm:
+    node: pve1
+    vmid: 120
+    name: db1
+    clone: 9000
+    cores: 4
+    memory: "8192"
+    scsi0: local-lvm:32,iothread=1
+    net0: virtio,bridge=vmbr0,tag=20
+    agent: "1"
+    tags: [db]
+    state: started
+
+- name: A VM from scratch with an installer ISO
+  homeflare.proxmox.vm:
+    node: pve1
+    vmid: 130
+    name: build1
+    ostype: l26
+    scsihw: virtio-scsi-single
+    scsi0: local-lvm:20,iothread=1,discard=on
+    ide2: local:iso/debian-12.7.0-amd64-netinst.iso,media=cdrom
+    net0: virtio,bridge=vmbr0
+
+- name: Apply changes parked on the running VM with one reboot
+  homeflare.proxmox.vm:
+    node: pve1
+    vmid: 120
+    name: db1
+    cores: 8
+    reboot_if_pending: true
+'''
+
+RETURN = r'''
+object:
+  description:
+    - The guest's identity and managed options as read after the run (in check mode, and when nothing was written,
+      as read before it), with C(pending) (the keys PVE parks until the next restart) and C(status) when the power
+      state was read. Empty when the guest is absent.
+  returned: always
+  type: dict
+  sample: {"node": "pve1", "vmid": 101, "cores": 2, "pending": [], "status": "running"}
+plan:
+  description:
+    - What the run decided. C(read) is V(found) or V(absent); C(action) V(create), V(update), V(delete), V(power)
+      (only the power state changes) or V(none); C(changed) names the drifted options; C(power) is V(start),
+      V(stop), V(reboot) or null; C(pending) the keys pending before the run; C(resize) the disks that grow.
+  returned: always
+  type: dict
+  sample: {"read": "found", "action": "update", "changed": ["cores"], "power": null, "pending": [], "resize": []}
+tasks:
+  description: The task ids (UPIDs) the run started and waited for, in order.
+  returned: always
+  type: list
+  elements: str
+  sample: ["UPID:pve1:0002C3D4:0D5E6F70:6650A1C3:vzcreate:101:automation@pve!ansible:"]
+served_by:
+  description:
+    - The cluster member (C(host:port)) that answered last, so a failover is visible in the result.
+    - Absent when no member answered (every member down, or refused before any request).
+  returned: when a member answered
+  type: str
+  sample: "pve2.example.org:8006"
+'''
+
+from ansible_collections.homeflare.proxmox.plugins.module_utils.entry import run_module
+from ansible_collections.homeflare.proxmox.plugins.module_utils.families.vm import FAMILY
+
+
+def main():
+    run_module(FAMILY)
+
+
+if __name__ == '__main__':
+    main()
