@@ -294,14 +294,18 @@ class PropertyString(Field):
         return pairs
 
     def canonical(self, value):
-        canonical = []
-        for key, item in self.pairs(value):
-            if item is True or str(item).lower() in ('yes', 'true', 'on'):
-                item = '1'
-            elif item is False or str(item).lower() in ('no', 'false', 'off'):
-                item = '0'
-            canonical.append('%s=%s' % (key, item))
-        return ','.join(sorted(canonical))
+        return ','.join(sorted('%s=%s' % (key, self.normal_item(key, item)) for key, item in self.pairs(value)))
+
+    def normal_item(self, key, item):
+        """A boolean key's value as PVE stores it (1/0); any other key's as written (a drive's ``discard=on`` is
+        an enum, not a boolean). Without a key table every yes/no word is taken for a boolean."""
+        if self.keys is not None and not isinstance(self.keys.get(key), Flag):
+            return item
+        if item is True or str(item).lower() in ('yes', 'true', 'on'):
+            return '1'
+        if item is False or str(item).lower() in ('no', 'false', 'off'):
+            return '0'
+        return item
 
     def declared(self, value):
         if self.keys is not None:
@@ -435,13 +439,14 @@ class Disk(PropertyString):
     the same keys. It can only grow (``resize``); another storage, a smaller size or another volume is
     refused, never replaced. ``sized`` is False where PVE sizes the volume itself (EFI vars, TPM state).
     ``mount`` is the key a mount point must carry (a container's ``mp``); a host path there is a bind
-    mount, which only root@pam may configure.
+    mount, which only root@pam may configure with ``tool`` (``pct``/``qm``) on the node.
     """
 
-    def __init__(self, wire, volume_key, sized=True, mount=None, **kwargs):
+    def __init__(self, wire, volume_key, sized=True, mount=None, tool='qm', **kwargs):
         super(Disk, self).__init__(wire, default_key=volume_key, **kwargs)
         self.sized = sized
         self.mount = mount
+        self.tool = tool
 
     def parse(self, value):
         """(volume, {key: value}) with the aliases of the volume key folded in."""
@@ -461,24 +466,27 @@ class Disk(PropertyString):
         for key, item in sorted(options.items()):
             if key == 'size' and parse_size(item) is not None:
                 item = format_size(parse_size(item))
-            elif str(item).lower() in ('yes', 'true', 'on'):
-                item = '1'
-            elif str(item).lower() in ('no', 'false', 'off'):
-                item = '0'
-            pairs.append('%s=%s' % (key, item))
+            pairs.append('%s=%s' % (key, self.normal_item(key, item)))
         return ','.join([volume] + pairs)
 
     def declared(self, value):
+        size = dict(self.pairs(value)).get('size')
+        if size is not None:
+            found = DISK_SIZE.fullmatch(size)
+            if not found:
+                self.refuse(value, 'has size=%s, which is not a disk size (a number with K, M, G or T)' % size)
+            if not found.group(2):
+                self.refuse(value, 'has size=%s without a unit (K, M, G or T): PVE would read it as %s bytes'
+                            % (size, size))
         canonical = super(Disk, self).declared(value)
         volume, options = self.parse(canonical)
         if not volume:
             self.refuse(value, 'names no volume: declare <storage>:<GiB> for a new one, or the volume it holds')
-        size = options.get('size')
-        if size is not None and not DISK_SIZE.fullmatch(size).group(2):
-            self.refuse(value, "has size=%s without a unit (K, M, G or T): PVE would read it as %s bytes" % (size, size))
         if volume.startswith('/'):
-            self.refuse(value, 'is a bind mount of a host path, which only root@pam may configure: run '
-                               '`pct set <vmid> -%s %s` on the node instead' % (self.wire, canonical))
+            self.refuse(value, 'is a host path (%s), which only root@pam may configure: run `%s set <vmid> -%s %s` '
+                               'on the node instead' % ('a bind mount' if self.mount else 'a passed-through device',
+                                                        self.tool,
+                                                        self.wire, canonical))
         if self.mount and self.mount not in options:
             self.refuse(value, 'needs %s=<path inside the container>' % self.mount)
         return canonical
@@ -538,13 +546,16 @@ class Disk(PropertyString):
         return value
 
     def encode_update(self, value, live):
-        """A new disk goes as declared; an existing one keeps its live volume and size, with the declared keys."""
+        """A new disk goes as declared, and so does a CD drive (its medium is what changes); an existing disk keeps
+        its live volume and size, with the declared keys."""
         if live is MISSING or not live:
             return value
         _volume, options = self.parse(value)
         live_volume, live_options = self.parse(self.canonical(live))
+        if 'cdrom' in (options.get('media'), live_options.get('media')):
+            return value
         options.pop('size', None)
-        if 'size' in live_options and options.get('media') != 'cdrom':
+        if 'size' in live_options:
             options['size'] = live_options['size']
         return ','.join([live_volume] + ['%s=%s' % pair for pair in sorted(options.items())])
 
@@ -567,12 +578,7 @@ class Nic(PropertyString):
             if key in self.models:
                 pairs['model'] = key
                 key = self.mac_key
-            if key == self.mac_key:
-                item = item.upper()
-            elif str(item).lower() in ('yes', 'true', 'on'):
-                item = '1'
-            elif str(item).lower() in ('no', 'false', 'off'):
-                item = '0'
+            item = item.upper() if key == self.mac_key else self.normal_item(key, item)
             if self.implied.get(key) == item:
                 continue
             pairs[key] = item

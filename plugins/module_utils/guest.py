@@ -159,6 +159,14 @@ class Guest(Family):
                 effective[key] = value
         return GuestRead(effective, running, pending, digest)
 
+    def read_back(self, client, ident, status):
+        """The guest after a write, with the power status known (or re-read); gone is a failure."""
+        raw = self.read_config(client, ident)
+        if isinstance(raw, Vacant):
+            raise NotConverged('the write returned no error but %s is absent' % self.describe(ident))
+        raw.status = status
+        return raw
+
     def vacancy(self, client, ident):
         """No config on the declared node: absent only if the vmid is nowhere else in the cluster."""
         rows = [row for row in client.get('/cluster/resources', params=dict(type='vm'), role=self.read_role) or []
@@ -315,28 +323,19 @@ class Guest(Family):
             if not isinstance(after, Vacant):
                 raise NotConverged('the delete of %s returned no error but it is still present' % self.describe(ident))
             return after, the_plan
-        if the_plan.action == 'create':
-            self.create(client, declaration, raw, result)
-            raw = self.read_config(client, ident)
-            raw.status = 'stopped'
-            written = self.judge(declaration, raw)  # a clone: its config meets the declaration next
-            if written.changed:
-                raw = self.update(client, declaration, raw, written, result)
-        elif the_plan.changed:
-            raw, the_plan = self.update_rejudged(client, declaration, raw, the_plan, result)
-        if the_plan.power is None and declaration.options['reboot_if_pending'] and the_plan.changed:
-            raw.status = self.read_status(client, ident)
-            the_plan.power = self.power(declaration, raw)
+        raw, the_plan = self.write_rejudged(client, declaration, raw, the_plan, result)
+        if the_plan.power is None:
+            the_plan.power = self.power(declaration, raw)  # the write may have parked changes to reboot for
         if the_plan.power:
             self.switch(client, declaration, the_plan.power, result)
-            raw = self.read_config(client, ident)
-            raw.status = self.read_status(client, ident)
+            raw = self.read_back(client, ident, self.read_status(client, ident))
             if the_plan.power == 'reboot' and raw.pending:
                 raise NotConverged('%s was rebooted but still has changes pending: %s' % (
                     self.describe(ident), ', '.join(sorted(raw.pending))))
         return raw, the_plan
 
     def create(self, client, declaration, vacant, result):
+        """POST the create (or the clone of ``clone``) and wait for its task; True for a clone."""
         ident = declaration.ident
         form = create_form(self, declaration)
         source = form.pop('clone', None)
@@ -344,7 +343,7 @@ class Guest(Family):
             form.pop('full', None)
             form['vmid'] = str(ident['vmid'])
             self.wait(client, declaration, result, client.post(self.collection_path(ident), form, role=self.write_role))
-            return
+            return False
         rows = [row for row in vacant.rows if str(row.get('vmid')) == str(source) and row.get('type') == self.kind]
         if not rows:
             raise Refused('%s: the template to clone, %s %s, is not in the cluster (or this credential cannot see '
@@ -355,30 +354,41 @@ class Guest(Family):
             clone['target'] = ident['node']
         path = item_path('/nodes/{node}/%s/{vmid}/clone' % self.kind, dict(node=rows[0].get('node'), vmid=source))
         self.wait(client, declaration, result, client.post(path, clone, role=self.write_role))
+        return True
 
-    def update_rejudged(self, client, declaration, raw, the_plan, result):
-        """The update, re-read and re-judged once when another writer changed the config underneath."""
+    def write_rejudged(self, client, declaration, raw, the_plan, result):
+        """The config write, read and judged again once when another writer got there first (a stale digest, the
+        guest created meanwhile): PVE applied nothing of ours. Returns the read-back and the plan written."""
         try:
-            return self.update(client, declaration, raw, the_plan, result), the_plan
+            return self.write_config(client, declaration, raw, the_plan, result), the_plan
         except ApiError as exc:
             if not met_another_writer(self, the_plan, exc):
                 raise
-            status = raw.status
-            raw = self.read_config(client, declaration.ident)
-            raw.status = status
+            raw = self.read(client, declaration)
             the_plan = self.judge(declaration, raw)
             result['warnings'].append('%s was changed by another writer while this task ran (%s); it was read and '
                                       'judged again' % (self.describe(declaration.ident), exc.reason.strip()))
-            if not the_plan.changed:
-                return raw, the_plan
             try:
-                return self.update(client, declaration, raw, the_plan, result), the_plan
+                return self.write_config(client, declaration, raw, the_plan, result), the_plan
             except ApiError as again:
                 if met_another_writer(self, the_plan, again):
                     raise Conflict('%s keeps changing underneath: the write was refused twice (%s). Nothing was '
                                    'overwritten; run again when the other writer is done.'
                                    % (self.describe(declaration.ident), again.reason.strip()))
                 raise
+
+    def write_config(self, client, declaration, raw, the_plan, result):
+        """Create (a clone then gets the declared config) or update; returns the guest as read afterwards."""
+        if the_plan.action == 'create':
+            cloned = self.create(client, declaration, raw, result)
+            raw = self.read_back(client, declaration.ident, 'stopped')
+            if not cloned:
+                verify(self, declaration, Plan('absent', 'create', the_plan.changed), raw)
+                return raw
+            the_plan = self.judge(declaration, raw)
+        if the_plan.changed:
+            return self.update(client, declaration, raw, the_plan, result)
+        return raw
 
     def update(self, client, declaration, raw, the_plan, result):
         """One PUT of the drifted keys (with the digest), then one resize per disk that grows; returns the read-back."""
@@ -399,9 +409,7 @@ class Guest(Family):
         for disk, size in grows:
             answer = client.put(self.path(ident) + '/resize', dict(disk=disk, size=size), role=self.write_role)
             self.wait(client, declaration, result, answer)
-        status = raw.status
-        after = self.read_config(client, ident)
-        after.status = status
+        after = self.read_back(client, ident, raw.status)
         verify(self, declaration, Plan('found', 'update', the_plan.changed), after)
         return after
 

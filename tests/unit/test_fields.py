@@ -173,3 +173,200 @@ def test_named_formats(name, good, bad):
     assert all(FORMATS[name].accepts(value) for value in good)
     assert not any(FORMATS[name].accepts(value) for value in bad)
     assert why_not(name, bad[0])
+
+
+# -- guests: numbers, bare property strings, disks and NICs ----------------------------------------
+
+import re  # noqa: E402
+
+from ansible_collections.homeflare.proxmox.plugins.module_utils.families import lxc, vm  # noqa: E402
+from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import (  # noqa: E402
+    BarePropertyString, Number, format_size, parse_size)
+
+
+def guest_field(family, wire):
+    return next(field for field in family.FIELDS if field.wire == wire)
+
+
+SCSI0, IDE2, EFIDISK0 = (guest_field(vm, wire) for wire in ('scsi0', 'ide2', 'efidisk0'))
+ROOTFS, MP0 = guest_field(lxc, 'rootfs'), guest_field(lxc, 'mp0')
+VM_NET, CT_NET = guest_field(vm, 'net0'), guest_field(lxc, 'net0')
+LIVE_SCSI0 = 'local-lvm:vm-100-disk-0,size=32G'
+
+
+@pytest.mark.parametrize('text, size, canonical', [
+    ('528K', 540672, '528K'),
+    ('4M', 4194304, '4M'),
+    ('32G', 34359738368, '32G'),
+    ('1.5G', 1610612736, '1536M'),       # the largest unit that divides it exactly
+    ('1000', 1000, '1000'),              # bytes
+    ('2048', 2048, '2K'),
+    ('8GiB', 8589934592, '8G'),
+])
+def test_disk_sizes_round_trip_as_pve_formats_them(text, size, canonical):
+    assert parse_size(text) == size
+    assert format_size(size) == canonical
+
+
+def test_a_size_pve_would_not_parse_is_none():
+    assert parse_size('8 G') is None and parse_size('big') is None
+
+
+@pytest.mark.parametrize('field, declared, canonical', [
+    (ROOTFS, 'local-lvm:8', 'local-lvm:8'),                                          # an allocation
+    (ROOTFS, 'volume=local-lvm:8,acl=true', 'local-lvm:8,acl=1'),
+    (SCSI0, 'local-lvm:vm-100-disk-0,size=32768M', LIVE_SCSI0),                      # as pvesh shows it
+    (SCSI0, 'file=local-lvm:vm-100-disk-0,ssd=yes,size=32G,backup=off',
+     'local-lvm:vm-100-disk-0,backup=0,size=32G,ssd=1'),                              # booleans as PVE takes them
+    (IDE2, 'none,media=cdrom', 'none,media=cdrom'),
+])
+def test_a_disk_has_one_canonical_form(field, declared, canonical):
+    assert field.declared(declared) == canonical
+
+
+def test_a_disk_keeps_an_enum_that_reads_like_a_boolean():
+    assert SCSI0.encode(SCSI0.declared('local-lvm:32,discard=on')) == 'local-lvm:32,discard=on'
+
+
+@pytest.mark.parametrize('field, declared, live, refusal, grow_to, options', [
+    (SCSI0, 'local-lvm:32', LIVE_SCSI0, None, None, False),
+    (SCSI0, LIVE_SCSI0, LIVE_SCSI0, None, None, False),
+    (SCSI0, 'local-lvm:40', LIVE_SCSI0, None, '40G', False),
+    (SCSI0, 'local-lvm:vm-100-disk-0,size=40G', LIVE_SCSI0, None, '40G', False),
+    (SCSI0, 'local-lvm:40,ssd=1', LIVE_SCSI0, None, '40G', True),
+    (SCSI0, 'local-lvm:8', '', None, None, True),                                     # a new disk
+    (SCSI0, 'local-lvm:16', LIVE_SCSI0,
+     'scsi0 is 32G but the task declares 16G: disks only grow (PVE cannot shrink one), so declare 32G or more',
+     None, False),
+    (SCSI0, 'ceph:32', LIVE_SCSI0, 'scsi0 is on storage local-lvm but the task declares ceph: a storage move is not '
+                                   'an update', None, False),
+    (SCSI0, 'local-lvm:vm-100-disk-1,size=32G', LIVE_SCSI0,
+     'scsi0 holds the volume local-lvm:vm-100-disk-0 but the task declares local-lvm:vm-100-disk-1', None, False),
+    (IDE2, 'local:iso/b.iso,media=cdrom', 'local:iso/a.iso,media=cdrom,size=600M', None, None, True),  # ISO swap
+    (IDE2, 'local:iso/a.iso,media=cdrom', 'local:iso/a.iso,media=cdrom,size=600M', None, None, False),
+    (EFIDISK0, 'local-lvm:1,efitype=4m', 'local-lvm:vm-100-disk-1,efitype=4m,size=4M', None, None, False),
+])
+def test_disk_compare_says_what_the_live_disk_needs(field, declared, live, refusal, grow_to, options):
+    desired, current = field.declared(declared), field.live(live)
+    change = field.compare(desired, current)
+    assert (change.grow_to, change.options) == (grow_to, options)
+    if refusal:
+        assert change.refusal.startswith(refusal)
+    else:
+        assert change.refusal is None
+    assert bool(change) == bool(refusal or grow_to or options) == field.differs(desired, current)
+
+
+@pytest.mark.parametrize('field, declared, live, sent', [
+    (SCSI0, 'local-lvm:40,ssd=1', LIVE_SCSI0, 'local-lvm:vm-100-disk-0,size=32G,ssd=1'),   # the resize grows it
+    (SCSI0, 'local-lvm:8,ssd=1', MISSING, 'local-lvm:8,ssd=1'),                            # a new disk allocates
+    (ROOTFS, 'local-lvm:8,acl=1', 'local-lvm:vm-101-disk-0,size=8G', 'local-lvm:vm-101-disk-0,acl=1,size=8G'),
+])
+def test_a_disk_update_keeps_the_live_volume_and_size(field, declared, live, sent):
+    assert field.encode_update(field.declared(declared), live) == sent
+
+
+def test_a_cdrom_update_sends_the_declared_iso():
+    declared = IDE2.declared('local:iso/b.iso,media=cdrom')
+    assert IDE2.encode_update(declared, 'local:iso/a.iso,media=cdrom,size=600M') == 'local:iso/b.iso,media=cdrom'
+
+
+@pytest.mark.parametrize('field, declared, message', [
+    (SCSI0, 'local-lvm:vm-100-disk-0,size=32', 'has size=32 without a unit'),
+    (MP0, '/srv/data,mp=/data', 'is a host path (a bind mount), which only root@pam may configure: run '
+                                '`pct set <vmid> -mp0 /srv/data,mp=/data` on the node instead'),
+    (MP0, 'local-lvm:8', 'needs mp=<path inside the container>'),
+    (ROOTFS, 'size=8G', 'names no volume'),
+])
+def test_a_disk_pve_would_misread_or_refuse_is_refused(field, declared, message):
+    with pytest.raises(DeclarationError, match='option %s: .*%s' % (field.option, re.escape(message))):
+        field.declared(declared)
+
+
+def test_a_size_without_unit_is_refused_even_when_it_is_whole_kibibytes():
+    with pytest.raises(DeclarationError, match='without a unit'):
+        SCSI0.declared('local-lvm:vm-100-disk-0,size=1024')
+
+
+def test_an_unreadable_size_is_a_declaration_error():
+    with pytest.raises(DeclarationError, match='size=big'):
+        SCSI0.declared('local-lvm:vm-100-disk-0,size=big')
+
+
+def test_a_vm_disk_on_a_host_path_names_qm_set():
+    with pytest.raises(DeclarationError, match='`qm set <vmid> -scsi1 /dev/disk/by-id/ata-X`'):
+        guest_field(vm, 'scsi1').declared('/dev/disk/by-id/ata-X')
+
+
+@pytest.mark.parametrize('field, declared, live, differs', [
+    (CT_NET, 'name=eth0,bridge=vmbr0', 'name=eth0,bridge=vmbr0,hwaddr=BC:24:11:00:00:01,type=veth', False),
+    (CT_NET, 'name=eth0,bridge=vmbr0,hwaddr=bc:24:11:00:00:01', 'name=eth0,bridge=vmbr0,hwaddr=BC:24:11:00:00:01',
+     False),
+    (CT_NET, 'name=eth0,bridge=vmbr0,hwaddr=BC:24:11:00:00:09', 'name=eth0,bridge=vmbr0,hwaddr=BC:24:11:00:00:01',
+     True),
+    (CT_NET, 'name=eth0,bridge=vmbr1', 'name=eth0,bridge=vmbr0,hwaddr=BC:24:11:00:00:01', True),
+    (VM_NET, 'virtio,bridge=vmbr0', 'virtio=BC:24:11:00:00:02,bridge=vmbr0', False),
+    (VM_NET, 'model=virtio,bridge=vmbr0', 'virtio=BC:24:11:00:00:02,bridge=vmbr0', False),
+    (VM_NET, 'virtio=bc:24:11:00:00:02,bridge=vmbr0', 'model=virtio,macaddr=BC:24:11:00:00:02,bridge=vmbr0', False),
+    (VM_NET, 'e1000,bridge=vmbr0', 'virtio=BC:24:11:00:00:02,bridge=vmbr0', True),
+])
+def test_a_nic_compares_its_mac_only_when_declared(field, declared, live, differs):
+    assert field.differs(field.declared(declared), field.live(live)) is differs
+
+
+def test_a_container_nic_s_implied_type_is_ignored():
+    assert CT_NET.declared('name=eth0,bridge=vmbr0,type=veth') == CT_NET.declared('name=eth0,bridge=vmbr0')
+
+
+@pytest.mark.parametrize('field, declared, live, sent', [
+    (VM_NET, 'virtio,bridge=vmbr1', 'virtio=BC:24:11:00:00:02,bridge=vmbr0',
+     'bridge=vmbr1,macaddr=BC:24:11:00:00:02,model=virtio'),
+    (CT_NET, 'name=eth0,bridge=vmbr1', 'name=eth0,bridge=vmbr0,hwaddr=BC:24:11:00:00:01,type=veth',
+     'bridge=vmbr1,hwaddr=BC:24:11:00:00:01,name=eth0'),
+    (CT_NET, 'name=eth0,hwaddr=BC:24:11:00:00:09', 'name=eth0,hwaddr=BC:24:11:00:00:01',
+     'hwaddr=BC:24:11:00:00:09,name=eth0'),                                          # a declared MAC wins
+    (CT_NET, 'name=eth1', MISSING, 'name=eth1'),                                      # a new NIC gets PVE's MAC
+])
+def test_a_nic_update_carries_the_live_mac_back(field, declared, live, sent):
+    assert field.encode_update(field.declared(declared), live) == sent
+
+
+@pytest.mark.parametrize('field, declared, live, same', [
+    (Number('cpulimit'), '1.50', '1.5', True),
+    (Number('cpulimit'), 2, '2.0', True),
+    (Number('cpulimit'), 0, '0', True),
+    (Number('cpulimit'), '1.5', '1.25', False),
+    (BarePropertyString('memory', default_key='current'), '2048', 2048, True),
+    (BarePropertyString('memory', default_key='current'), '2048', 'current=2048', True),
+    (BarePropertyString('memory', default_key='current'), 'current=2048', '2048', True),
+    (BarePropertyString('memory', default_key='current'), '4096', 'current=2048', False),
+])
+def test_numbers_and_bare_property_strings_compare_by_value(field, declared, live, same):
+    assert (field.declared(declared) == field.live(live)) is same
+
+
+def test_a_memory_size_is_shown_bare_as_pve_writes_it():
+    memory = guest_field(vm, 'memory')
+    assert memory.declared('current=2048') == memory.live(2048) == '2048'
+
+
+@pytest.mark.parametrize('value, message', [
+    (200, 'is above the maximum 128'), (-1, 'is below the minimum 0'), ('fast', 'is not a number')])
+def test_a_number_out_of_range_is_refused(value, message):
+    with pytest.raises(DeclarationError, match='option cpulimit: .*%s' % message):
+        guest_field(vm, 'cpulimit').declared(value)
+
+
+def test_the_base_field_compares_and_encodes_plainly():
+    field = Integer('cores')
+    assert field.differs(2, 1) and not field.differs(2, 2)
+    assert field.encode_update(2, '1') == field.encode(2) == '2'
+
+
+@pytest.mark.parametrize('field, compared', [
+    (Text('hostname'), True),
+    (Text('ostemplate', create_param=True), False),   # sent on create, kept nowhere readable
+    (Text('password', secret=True), False),
+])
+def test_only_what_the_live_object_carries_is_compared(field, compared):
+    assert field.compared is compared

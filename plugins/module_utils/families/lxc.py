@@ -68,8 +68,9 @@ FIELDS = [
     TokenSet('tags', separator=';', format='pve-tag', clear='delete'),
     Text('description', max_length=8192, clear='delete'),
     PropertyString('features', keys=FEATURES, clear='delete'),
-    Disk('rootfs', 'volume', keys=ROOTFS_KEYS),
-] + [Disk('mp%d' % index, 'volume', mount='mp', keys=MP_KEYS, schema_key='mp[n]') for index in range(MOUNT_POINTS)] + [
+    Disk('rootfs', 'volume', tool='pct', keys=ROOTFS_KEYS),
+] + [Disk('mp%d' % index, 'volume', mount='mp', tool='pct', keys=MP_KEYS, schema_key='mp[n]')
+     for index in range(MOUNT_POINTS)] + [
     Nic('net%d' % index, 'hwaddr', implied={'type': 'veth'}, keys=NET_KEYS, rule=needs_name, schema_key='net[n]',
         clear='delete') for index in range(NICS)]
 
