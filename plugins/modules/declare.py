@@ -41,11 +41,15 @@ options:
     description:
       - The declaration. Keys are module names of this collection (V(realm), V(role), V(group), V(pool), V(user),
         V(api_token), V(storage), V(acl), V(cluster_options), V(metric_server), V(notification_endpoint),
-        V(notification_matcher), V(backup_job), V(replication_job), V(ha_resource), V(ha_rule), V(firewall_alias),
-        V(firewall_ipset), V(firewall_rules), V(firewall_options), V(node_network), V(network_apply), V(sdn_zone),
-        V(sdn_vnet), V(sdn_subnet), V(sdn_apply)); each value is a list of that module's options, for
-        example a list of pools, each with a C(poolid) and a C(comment). V(cluster_options) takes a list of one.
+        V(notification_matcher), V(lxc), V(vm), V(backup_job), V(replication_job), V(ha_resource), V(ha_rule),
+        V(firewall_alias), V(firewall_ipset), V(firewall_rules), V(firewall_options), V(node_network),
+        V(network_apply), V(sdn_zone), V(sdn_vnet), V(sdn_subnet), V(sdn_apply)); each value is a list of that
+        module's options, for example a list of pools, each with a C(poolid) and a C(comment). V(cluster_options)
+        takes a list of one.
       - V(firewall_rules) and V(firewall_options) take one item per scope (C(scope) with its C(group) or C(node)).
+      - Guests (V(lxc), V(vm)) are created after pools and storages and before the jobs and HA resources that name
+        them; their power states act after their config is written, and C(summary.power) counts the guests whose only
+        change is their power state.
       - The applies run last, after every write and delete, each only if something is staged by then - V(network_apply)
         one item per node (C(node)), one node at a time, then V(sdn_apply) one item (C({})). In check mode an apply's
         plan also lists the objects of the same task that a real run would stage.
@@ -130,11 +134,13 @@ results:
             "object": {"poolid": "lab", "comment": "Lab guests"}}]
 summary:
   description:
-    - Counts of the objects judged, matched (no change), to create, update and delete, and failed; and of the applies
+    - Counts of the objects judged, matched (no change), to create, update and delete, to power on or off only, and
+      failed; and of the applies
       (M(homeflare.proxmox.sdn_apply), M(homeflare.proxmox.network_apply)) that apply or revert staged changes.
   returned: always
   type: dict
-  sample: {"judged": 12, "matched": 10, "create": 1, "update": 1, "delete": 0, "apply": 0, "revert": 0, "failed": 0}
+  sample: {"judged": 12, "matched": 10, "create": 1, "update": 1, "delete": 0, "apply": 0, "revert": 0, "power": 0,
+           "failed": 0}
 served_by:
   description:
     - The cluster member (C(host:port)) that answered last, so a failover is visible in the result.

@@ -11,6 +11,7 @@ from conftest import EXECUTION_PATHS
 from test_access_notify_families import BAD_INPUT as ACCESS_NOTIFY
 from test_cluster_families import BAD_INPUT as CLUSTER
 from test_firewall_families import BAD_INPUT as FIREWALL
+from test_guest_families import BAD_INPUT as GUESTS
 from test_ha_families import BAD_INPUT as HA
 from test_network_families import BAD_INPUT as NETWORK
 
@@ -162,7 +163,7 @@ CORPUS = [
     ('declare', {}, 'objects'),
 ]
 # Each family's own cases live beside its matrix; all of them run here, in the one playbook per path.
-CORPUS += ACCESS_NOTIFY + CLUSTER + FIREWALL + HA + NETWORK
+CORPUS += ACCESS_NOTIFY + CLUSTER + FIREWALL + HA + NETWORK + GUESTS
 # The module path refuses with the same family code; what differs there (AnsibleModule's own validation,
 # the shape of a failed result) is proven by every third case, spread over every family, at a third of
 # the cost of a module start per case.

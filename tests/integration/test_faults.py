@@ -24,13 +24,14 @@ from conftest import EXECUTION_PATHS
 from test_access_notify_families import MATRIX as ACCESS_NOTIFY, SETUP as ACCESS_NOTIFY_SETUP
 from test_cluster_families import GUESTS as CLUSTER_GUESTS, MATRIX as CLUSTER, SETUP as CLUSTER_SETUP
 from test_firewall_families import MATRIX as FIREWALL, SETUP as FIREWALL_SETUP
+from test_guest_families import LXC, MATRIX as GUEST
 from test_ha_families import GUESTS as HA_GUESTS, MATRIX as HA
 from test_matrix import FAMILIES as FOUNDATION, SETUP as FOUNDATION_SETUP, api
 from test_network_families import MATRIX as NETWORK, SETUP as NETWORK_SETUP
 
 # Every family: the foundation's (test_matrix) and each family group's own matrix objects.
 FAMILIES = dict(FOUNDATION)
-for group in (ACCESS_NOTIFY, CLUSTER, FIREWALL, HA, NETWORK):
+for group in (ACCESS_NOTIFY, CLUSTER, FIREWALL, HA, NETWORK, GUEST):
     FAMILIES.update(group)
 MODULES = sorted(FAMILIES)
 SETUP = FOUNDATION_SETUP + ACCESS_NOTIFY_SETUP + CLUSTER_SETUP + FIREWALL_SETUP + NETWORK_SETUP
@@ -48,6 +49,9 @@ READ = {
     'firewall_options': r'^/cluster/firewall/options$',
     'firewall_rules': r'^/cluster/firewall/rules$',
     'group': r'^/access/groups/oncall$',
+    # a guest is judged from its pending view alone
+    'lxc': r'^/nodes/node1/lxc/201/pending$',
+    'vm': r'^/nodes/node1/qemu/202/pending$',
     'ha_resource': r'^/cluster/ha/resources/vm:100$',
     'ha_rule': r'^/cluster/ha/rules/web-pin$',
     'metric_server': r'^/cluster/metrics/server/influx$',
@@ -94,6 +98,8 @@ IGNORED.update({
     'sdn_zone': ('mtu', 'mtu', FAMILIES['sdn_zone']['args']),
     'sdn_vnet': ('alias', 'alias', FAMILIES['sdn_vnet']['args']),
     'sdn_subnet': ('gateway', 'gateway', FAMILIES['sdn_subnet']['args']),
+    'lxc': ('cores', 'cores', FAMILIES['lxc']['args']),
+    'vm': ('cores', 'cores', FAMILIES['vm']['args']),
 })
 
 # What another writer creates while a task runs, the same object as declared: (method, path, form).
@@ -140,14 +146,21 @@ OTHER_WRITER_CREATES = {
     'sdn_zone': ('POST', '/cluster/sdn/zones', {'zone': 'lab', 'type': 'vlan', 'bridge': 'vmbr0', 'mtu': '1450',
                                                 'nodes': 'node1,node2'}),
     'sdn_vnet': ('POST', '/cluster/sdn/vnets', {'vnet': 'web', 'zone': 'base', 'alias': 'Web tier'}),
+    'lxc': ('POST', '/nodes/node1/lxc', {
+        'vmid': '201', 'hostname': 'web1', 'ostemplate': LXC['ostemplate'], 'unprivileged': '1', 'cores': '1',
+        'memory': '512', 'rootfs': 'local-lvm:4', 'net0': 'name=eth0,bridge=vmbr0,ip=dhcp', 'tags': 'web'}),
+    'vm': ('POST', '/nodes/node1/qemu', {
+        'vmid': '202', 'name': 'db1', 'cores': '2', 'memory': '1024', 'scsihw': 'virtio-scsi-single',
+        'scsi0': 'local-lvm:8,iothread=1', 'net0': 'virtio,bridge=vmbr0', 'onboot': '1', 'tags': 'db'}),
     'sdn_subnet': ('POST', '/cluster/sdn/vnets/app/subnets', {
         'subnet': '10.20.0.0/24', 'type': 'subnet', 'gateway': '10.20.0.1', 'snat': '1',
         'dhcp-range': 'start-address=10.20.0.100,end-address=10.20.0.199'}),
 }
 
+TASK_FAMILIES = ('lxc', 'vm')
 NOT_APPLICABLE = {
     ('task outcome', family): 'its writes are synchronous: PVE answers them without a worker task (UPID)'
-    for family in MODULES
+    for family in MODULES if family not in TASK_FAMILIES
 }
 NOT_APPLICABLE.update({
     ('digest changed underneath', family): 'PVE keeps no digest for it (or the module sends none): a change '
@@ -155,7 +168,7 @@ NOT_APPLICABLE.update({
                                            'ignores") or by the create refusal (row "created underneath")'
     for family in MODULES if family not in ('storage', 'firewall_alias', 'firewall_options', 'notification_endpoint',
                                             'notification_matcher', 'realm', 'replication_job', 'sdn_zone',
-                                            'sdn_vnet', 'sdn_subnet')
+                                            'sdn_vnet', 'sdn_subnet', 'lxc', 'vm')
 })
 NOT_APPLICABLE[('created underneath', 'acl')] = ('a grant is a PUT that binds or re-binds: two writers of the same '
                                                  'grant both succeed and agree')
@@ -401,6 +414,9 @@ DIGEST_EDITS = {
     'sdn_vnet': (r'^/cluster/sdn/vnets/web$', '/cluster/sdn/vnets/app', [{'alias': 'edit {n}'}] * 2),
     'sdn_subnet': (r'^/cluster/sdn/vnets/app/subnets/base-10\.20\.0\.0-24$',
                    '/cluster/sdn/vnets/app/subnets/base-10.30.0.0-24', [{'dnszoneprefix': 'edit{n}'}] * 2),
+    # an undeclared key of the same guest's config file
+    'lxc': (r'^/nodes/node1/lxc/201/config$', '/nodes/node1/lxc/201/config', [{'description': 'edit {n}'}] * 2),
+    'vm': (r'^/nodes/node1/qemu/202/config$', '/nodes/node1/qemu/202/config', [{'description': 'edit {n}'}] * 2),
 }
 
 
@@ -592,6 +608,27 @@ def two_runs_at_once(sim, faults):
             assert changed == [False, True], (module, [o[module] for o in outcomes])
 
 
+def task_outcome(sim, faults):
+    """A worker task ends with warnings: success with a warning naming it. A task that fails: a failure naming
+    the task and PVE's reason, and nothing reported as done."""
+    with sim.state.lock:
+        sim.state.task_outcomes.update({'vzcreate': 'WARNINGS: 2', 'qmcreate': 'WARNINGS: 1'})
+    first = faults.run(modules=list(TASK_FAMILIES))
+    for module in TASK_FAMILIES:
+        result = first[module]['result']
+        assert first[module]['status'] == 'ok' and result['changed'], result
+        assert any('ended with WARNINGS' in warning for warning in result['warnings']), result
+    with sim.state.lock:
+        sim.state.task_outcomes.update({'vzdestroy': 'unable to destroy CT 201 - storage busy',
+                                        'qmdestroy': 'unable to destroy VM 202 - storage busy'})
+    second = faults.run(args=dict((module, FAMILIES[module]['absent']) for module in TASK_FAMILIES),
+                        modules=list(TASK_FAMILIES))
+    for module in TASK_FAMILIES:
+        result = second[module]['result']
+        assert failed(second[module]) and result['error'] == 'TaskFailed', result
+        assert 'storage busy' in result['msg'] and 'UPID:node1:' in result['msg'], result
+
+
 FAULTS = {
     'one member refuses': member_refuses,
     'one member hangs': member_hangs,
@@ -605,7 +642,7 @@ FAULTS = {
     'digest changed underneath': digest_changed_underneath,
     'created underneath': created_underneath,
     'a key PVE accepts and ignores': key_ignored,
-    'task outcome': None,  # not applicable to any family yet: see NOT_APPLICABLE
+    'task outcome': task_outcome,
     'OpenBao sealed': openbao_sealed,
     'OpenBao denies': openbao_denies,
     'OpenBao unreachable': openbao_unreachable,

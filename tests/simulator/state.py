@@ -141,6 +141,9 @@ class ClusterState:
         self.network_reload_failure = {}
         # Exit status of the next SDN apply's reloadnetworkall task (handlers/sdn.py), then None again.
         self.sdn_apply_failure = None
+        # Fault knob for any worker task: task type (vzcreate, qmstart, ...) -> the exit status its next task ends
+        # with ("WARNINGS: 1", or an error text); used once, by start_task.
+        self.task_outcomes = {}
         # knobs for behaviour that differs between PVE versions / field reports
         self.acl_omit_default_propagate = True
         self._order_counter = 0
@@ -379,6 +382,8 @@ class ClusterState:
     def start_task(self, node, type, id, user, exitstatus="OK", duration=0.0, log=None):
         """Record a task and return its UPID (PVE UPID.pm encode)."""
         with self.lock:
+            if exitstatus == "OK" and type in self.task_outcomes:
+                exitstatus = self.task_outcomes.pop(type)
             now = time.time()
             pid = random.randint(0x1000, 0x3FFFFF)
             pstart = random.randint(0x100000, 0xFFFFFFF)

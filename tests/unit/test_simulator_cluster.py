@@ -354,6 +354,8 @@ def test_deleting_a_replication_job_marks_it_and_pvesr_removes_it(sim):
 
 def test_replication_jobs_need_vm_audit_to_read_and_vm_replicate_to_write(sim):
     ok(sim, 'POST', '/cluster/replication', {'id': '103-4', 'type': 'local', 'target': 'node1'})
+    if '100-0' not in sim.state.replication_jobs:  # another test's job (the module's simulator is shared)
+        ok(sim, 'POST', '/cluster/replication', {'id': '100-0', 'type': 'local', 'target': 'node2'})
     auditor = token_with(sim, 'repaudit', ('/vms/103', 'PVEAuditor'))
     assert ok(sim, 'GET', '/cluster/replication/103-4', token=auditor)['target'] == 'node1'
     assert {row['guest'] for row in ok(sim, 'GET', '/cluster/replication', token=auditor)} == {'103'}
