@@ -303,7 +303,8 @@ class Guest(Family):
                       diff=self.diff(declaration, raw, the_plan))
         if not check_mode and the_plan.action != 'none':
             raw, the_plan = self.act(client, declaration, raw, the_plan, result)
-            result.update(changed=True, plan=the_plan.as_dict())
+            # judged again after another writer, the plan may have nothing left to do
+            result.update(changed=the_plan.action != 'none', plan=the_plan.as_dict())
         result['object'] = self.object_view(declaration, raw)
         pending = result['object'].get('pending')
         if pending:
@@ -327,6 +328,8 @@ class Guest(Family):
         if the_plan.power is None:
             the_plan.power = self.power(declaration, raw)  # the write may have parked changes to reboot for
         if the_plan.power:
+            if the_plan.action == 'none':
+                the_plan.action = 'power'
             self.switch(client, declaration, the_plan.power, result)
             raw = self.read_back(client, ident, self.read_status(client, ident))
             if the_plan.power == 'reboot' and raw.pending:
