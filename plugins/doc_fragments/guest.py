@@ -54,7 +54,7 @@ options:
   reboot_if_pending:
     description:
       - Changes PVE cannot apply to a running guest are parked as pending until its next restart; they are reported
-        in RV(pending) and C(plan.pending). With V(true), a running guest with pending changes is rebooted once
+        in C(object.pending) and C(plan.pending). With V(true), a running guest with pending changes is rebooted once
         (a clean reboot) to apply them.
     type: bool
     default: false

@@ -59,7 +59,7 @@ class Pve(FakeClient):
     # -- the store --------------------------------------------------------------------------
     def at(self, path):
         """(guest, the rest of the path) for /nodes/<node>/<kind>/<vmid>/...; PVE's typed absence otherwise."""
-        _, _, node, kind, vmid = path.split('/')[:5]
+        node, kind, vmid = path.split('/')[2:5]
         rest = '/'.join(path.split('/')[5:])
         guest = self.guests.get((kind, int(vmid)))
         if guest is None or guest['node'] != node:

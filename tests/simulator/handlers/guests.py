@@ -208,7 +208,7 @@ def print_ps(data, fmt, skip=()):
 def random_mac(state):
     """Tools::random_ether_addr with datacenter.cfg's mac_prefix (default BC:24:11)."""
     prefix = state.datacenter.get("mac_prefix", MAC_PREFIX).upper()
-    octets = [random.randint(0, 255) for _ in range(6)]
+    octets = [random.randint(0, 255) for _octet in range(6)]
     octets[0] = (octets[0] & 0xFE) | 2
     mac = ":".join(f"{o:02X}" for o in octets)
     return prefix + mac[len(prefix):]
@@ -801,7 +801,7 @@ def _status_current(ctx, p, typ):
     res["ha"] = {"managed": 1, "state": ha_state(state, sid)} if sid in state.ha_resources else {"managed": 0}
     if typ == "qemu":
         res["qmpstatus"] = res["status"]
-        if str((guest.get("config") or {}).get("agent", "0")).split(",")[0] in ("1", "enabled=1"):
+        if str((guest.get("config") or {}).get("agent", "0")).split(",", maxsplit=1)[0] in ("1", "enabled=1"):
             res["agent"] = 1
     return res
 
