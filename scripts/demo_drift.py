@@ -12,6 +12,7 @@ CHANGES = [
     ('PUT', '/pools/lab', {'comment': 'renamed in the UI'}),
     ('PUT', '/access/roles/Monitoring', {'privs': 'Sys.Audit,VM.Audit,Datastore.Audit,Sys.Console'}),
     ('PUT', '/storage/backup', {'content': 'backup'}),
+    ('PUT', '/nodes/node1/lxc/200/config', {'cores': '2'}),
 ]
 
 

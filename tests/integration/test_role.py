@@ -34,14 +34,15 @@ def test_role_applies_in_order_then_adopts(sim, sim_connection, playbook, where)
     assert first.rc == 0, first
     assert 'RoleStoragePassw0rd' not in first.output
     assert [entry['path'] for entry in sim.writes()] == [
-        '/access/roles', '/access/groups', '/pools', '/access/users', '/storage', '/access/acl']
+        '/access/roles', '/access/groups', '/pools', '/access/users', '/storage', '/access/acl', '/nodes/node1/lxc']
+    assert sim.state.guests[200]['config']['hostname'] == 'lab-web' and '200' in sim.state.pools['lab']['vms']
     sim.clear_log()
     second = playbook([role_task(variables)], defaults=defaults)
     assert second.rc == 0, second
     assert sim.writes() == []
     declared = [line['result'] for line in second.results if 'summary' in line['result']]
     assert [result['changed'] for result in declared] == [False]
-    assert second.results[-1]['result']['summary']['matched'] == 6
+    assert second.results[-1]['result']['summary']['matched'] == 7
 
 
 def test_role_gate_fails_a_check_run_on_drift(sim, sim_connection, playbook):
@@ -52,5 +53,5 @@ def test_role_gate_fails_a_check_run_on_drift(sim, sim_connection, playbook):
     variables['cluster_fail_on_drift'] = True
     run = playbook([role_task(variables)], check=True)
     assert run.rc != 0
-    assert run.failed[0]['result']['msg'] == "1 of 6 objects differ from the declaration: pool 'lab' (update: comment)"
+    assert run.failed[0]['result']['msg'] == "1 of 7 objects differ from the declaration: pool 'lab' (update: comment)"
     assert sim.writes() == []
