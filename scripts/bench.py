@@ -15,7 +15,7 @@ drifted seed or any write fails the case loudly (and the script exits 1). From t
 request log each run also records requests, GETs and writes.
 
 Usage: .venv/bin/python scripts/bench.py [--sizes 50,1000] [--cases ping,module,controller,declare]
-                                         [--reps 3] [--reps-slow 1] [--objects auto|pools|mix]
+                                         [--reps 3] [--reps-slow 1] [--objects auto|pools|mix|guests]
                                          [--json PATH] [--no-warmup] [--keep]
 """
 
@@ -52,7 +52,7 @@ PREFIX = 'bench'
 RECAP = re.compile(r'^localhost\s*:\s*ok=(\d+)\s+changed=(\d+)\s+unreachable=(\d+)\s+failed=(\d+)'
                    r'\s+skipped=(\d+)\s+rescued=(\d+)\s+ignored=(\d+)', re.M)
 ROLE_PRIVS = ['Sys.Audit', 'VM.Audit']
-KINDS = ('pool', 'role', 'user', 'acl', 'storage')
+KINDS = ('pool', 'role', 'user', 'acl', 'storage', 'lxc')
 ENV_DROPPED = ('BAO_', 'VAULT_', 'PROXMOX_', 'HOMEFLARE_PROXMOX_', 'ANSIBLE_')
 PROXY_VARIABLES = ('http_proxy', 'https_proxy', 'all_proxy', 'ftp_proxy')
 
@@ -91,6 +91,12 @@ def mix(count):
     return objects
 
 
+def guests(count):
+    """``count`` containers spread over the three nodes: a guest has no list read, each is judged from its own."""
+    return [('lxc', {'node': 'node%d' % (i % 3 + 1), 'vmid': 1000 + i, 'hostname': '%s-ct-%04d' % (PREFIX, i),
+                     'cores': 1, 'memory': 512, 'tags': ['bench']}) for i in range(count)]
+
+
 def seed_request(kind, options):
     """The one API call that creates ``options`` of ``kind`` as declared."""
     if kind == 'pool':
@@ -101,6 +107,11 @@ def seed_request(kind, options):
         return 'POST', '/access/users', {'userid': options['userid'], 'email': options['email']}
     if kind == 'acl':
         return 'PUT', '/access/acl', {'path': options['path'], 'users': options['ugid'], 'roles': options['roleid']}
+    if kind == 'lxc':
+        return 'POST', '/nodes/%s/lxc' % options['node'], {
+            'vmid': str(options['vmid']), 'hostname': options['hostname'], 'storage': 'local-lvm',
+            'ostemplate': 'local:vztmpl/debian-12-standard_12.7-1_amd64.tar.zst', 'cores': str(options['cores']),
+            'memory': str(options['memory']), 'tags': ';'.join(options['tags'])}
     if kind == 'storage':
         return 'POST', '/storage', {'storage': options['storage'], 'type': options['type'], 'path': options['path'],
                                     'content': ','.join(options['content'])}
@@ -159,6 +170,8 @@ def tasks_for(case, objects):
 
 
 def objects_for(case, size, choice):
+    if choice == 'guests':
+        return 'guests', guests(size)
     if choice == 'pools' or (choice == 'auto' and case != 'declare' and size <= POOLS_UP_TO):
         return 'pools', pool_only(size)
     return 'mix', mix(size)
@@ -465,9 +478,9 @@ def parse_args(argv):
     parser.add_argument('--reps', type=int, default=3, help='repetitions per case (default: 3)')
     parser.add_argument('--reps-slow', type=int, default=1,
                         help='repetitions of ping and module from N=%d on (default: 1)' % SLOW_FROM)
-    parser.add_argument('--objects', choices=('auto', 'pools', 'mix'), default='auto',
-                        help='auto: pools for single-object cases up to N=%d, the mix otherwise and for declare'
-                             % POOLS_UP_TO)
+    parser.add_argument('--objects', choices=('auto', 'pools', 'mix', 'guests'), default='auto',
+                        help='auto: pools for single-object cases up to N=%d, the mix otherwise and for declare; '
+                             'guests: containers on three nodes' % POOLS_UP_TO)
     parser.add_argument('--json', metavar='PATH', help='write the results as JSON')
     parser.add_argument('--no-warmup', action='store_true', help='skip the unmeasured warm-up runs')
     parser.add_argument('--keep', action='store_true', help='keep the work directory (playbooks) and print its path')
