@@ -25,10 +25,10 @@ import re
 from ansible_collections.homeflare.proxmox.plugins.module_utils.api import item_path
 from ansible_collections.homeflare.proxmox.plugins.module_utils.credentials import CONNECTION_ARGUMENT_SPEC
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import (
-    ApiError, Conflict, NotConverged, Refused, TaskFailed)
+    ApiError, NotConverged, Refused, TaskFailed, Unreadable)
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Disk, Integer, Text
 from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import (
-    ABSENT, Absence, Family, Plan, create_form, met_another_writer, plan, update_form, verify)
+    ABSENT, Absence, Family, Plan, create_form, plan, rejudged_once, update_form, verify)
 from ansible_collections.homeflare.proxmox.plugins.module_utils.tasks import parse_upid, wait_for_task
 
 STATES = ['present', 'absent', 'started', 'stopped', 'restarted']
@@ -129,13 +129,13 @@ class Guest(Family):
             raw.status = self.read_status(client, declaration.ident)
         return raw
 
-    def read_config(self, client, ident):
+    def read_config(self, client, ident, rereading=False):
         try:
             rows = client.get(self.path(ident) + '/pending', role=self.read_role) or []
         except ApiError as exc:
             if not self.absence.matches(exc):
                 raise
-            return self.vacancy(client, ident)
+            return self.vacancy(client, ident, rereading)
         running, pending, digest = {}, {}, None
         for row in rows:
             key = row.get('key')
@@ -167,13 +167,19 @@ class Guest(Family):
         raw.status = status
         return raw
 
-    def vacancy(self, client, ident):
+    def vacancy(self, client, ident, rereading=False):
         """No config on the declared node: absent only if the vmid is nowhere else in the cluster."""
         rows = [row for row in client.get('/cluster/resources', params=dict(type='vm'), role=self.read_role) or []
                 if row.get('type') in ('qemu', 'lxc')]
         for row in rows:
             if str(row.get('vmid')) != str(ident['vmid']):
                 continue
+            if row.get('type') == self.kind and row.get('node') == ident['node']:
+                if rereading:
+                    raise Unreadable('%s is in the cluster\'s resource list but PVE answers that its config does not '
+                                     'exist; it is not taken for absent' % self.describe(ident))
+                # created on this node between the two reads (another run's create): read it as found
+                return self.read_config(client, ident, rereading=True)
             if row.get('type') != self.kind:
                 raise Refused('vmid %s is taken by a %s on %s (%s): VMs and containers share vmids cluster-wide, and '
                               'a guest is never replaced by one of the other type. Declare another vmid.' % (
@@ -361,24 +367,18 @@ class Guest(Family):
 
     def write_rejudged(self, client, declaration, raw, the_plan, result):
         """The config write, read and judged again once when another writer got there first (a stale digest, the
-        guest created meanwhile): PVE applied nothing of ours. Returns the read-back and the plan written."""
-        try:
-            return self.write_config(client, declaration, raw, the_plan, result), the_plan
-        except ApiError as exc:
-            if not met_another_writer(self, the_plan, exc):
-                raise
-            raw = self.read(client, declaration)
-            the_plan = self.judge(declaration, raw)
-            result['warnings'].append('%s was changed by another writer while this task ran (%s); it was read and '
-                                      'judged again' % (self.describe(declaration.ident), exc.reason.strip()))
-            try:
-                return self.write_config(client, declaration, raw, the_plan, result), the_plan
-            except ApiError as again:
-                if met_another_writer(self, the_plan, again):
-                    raise Conflict('%s keeps changing underneath: the write was refused twice (%s). Nothing was '
-                                   'overwritten; run again when the other writer is done.'
-                                   % (self.describe(declaration.ident), again.reason.strip()))
-                raise
+        guest created meanwhile). Returns the guest as read afterwards and the plan written."""
+        seen = [raw]  # the guest as last read (or written and read back)
+
+        def attempt(current):
+            seen[0] = self.write_config(client, declaration, seen[0], current, result)
+
+        def rejudge():
+            seen[0] = self.read(client, declaration)
+            return self.judge(declaration, seen[0])
+
+        the_plan, _answer = rejudged_once(self, declaration.ident, the_plan, attempt, rejudge, result['warnings'])
+        return seen[0], the_plan
 
     def write_config(self, client, declaration, raw, the_plan, result):
         """Create (a clone then gets the declared config) or update; returns the guest as read afterwards."""

@@ -24,7 +24,8 @@ from ansible_collections.homeflare.proxmox.plugins.module_utils.tasks import par
 ABSENT = None
 
 # PVE's and PBS's refusals of a write that met another writer's change: the digest no longer matches
-# (update; a QEMU guest's config says "checksum mismatch"), the object was created meanwhile (create). Neither applied anything, so re-judging is safe.
+# (update; a QEMU guest's config says "checksum mismatch"), the object was created meanwhile (create).
+# Neither applied anything, so re-judging is safe.
 MODIFIED_UNDERNEATH = re.compile(r'detected modified configuration|checksum mismatch')
 CREATED_UNDERNEATH = re.compile(r'already (exists|defined)')
 
@@ -373,30 +374,21 @@ def reconcile(client, family, params, check_mode=False):
         result['object'] = family.live_object(ident, raw, managed)
         return result
 
-    try:
-        answer = write(client, family, declaration, the_plan, raw)
-    except ApiError as exc:
-        if not met_another_writer(family, the_plan, exc):
-            raise
-        # Another writer changed the object between our read and our write, and PVE refused ours
-        # without applying it. Re-read and re-judge once; a second refusal is a clear failure.
-        raw = family.store.read(client, family, ident)
-        the_plan = plan(family, declaration, raw)
-        result.update(changed=the_plan.action != 'none', plan=the_plan.as_dict(),
-                      diff=diff_of(family, declaration, raw, the_plan.action))
-        result['warnings'].append('%s was changed by another writer while this task ran (%s); it was read and '
-                                  'judged again' % (family.describe(ident), exc.reason.strip()))
-        if the_plan.action == 'none':
-            result['object'] = family.live_object(ident, raw, managed)
-            return result
-        try:
-            answer = write(client, family, declaration, the_plan, raw)
-        except ApiError as again:
-            if met_another_writer(family, the_plan, again):
-                raise Conflict('%s keeps changing underneath: the write was refused twice (%s). Nothing was '
-                               'overwritten; run again when the other writer is done.'
-                               % (family.describe(ident), again.reason.strip()))
-            raise
+    seen = [raw]  # the object as last read: a re-judge reads it again
+
+    def rejudge():
+        seen[0] = family.store.read(client, family, ident)
+        again = plan(family, declaration, seen[0])
+        result.update(changed=again.action != 'none', plan=again.as_dict(),
+                      diff=diff_of(family, declaration, seen[0], again.action))
+        return again
+
+    the_plan, answer = rejudged_once(family, ident, the_plan,
+                                     lambda current: write(client, family, declaration, current, seen[0]),
+                                     rejudge, result['warnings'])
+    if the_plan.action == 'none':
+        result['object'] = family.live_object(ident, seen[0], managed)
+        return result
     if the_plan.action == 'create' and family.created:
         result.update(family.created(answer))
     if parse_upid(answer):
@@ -411,6 +403,31 @@ def reconcile(client, family, params, check_mode=False):
                                   % family.describe(ident))
     result['object'] = family.live_object(ident, after, managed)
     return result
+
+
+def rejudged_once(family, ident, the_plan, write_plan, rejudge, warnings):
+    """``write_plan(plan)``; when PVE refused it because another writer changed or created the object since it
+    was read (nothing of ours was applied), ``rejudge()`` reads and plans again and, unless nothing is left to
+    do, the write is made once more. A second such refusal is a Conflict and nothing is overwritten.
+    Returns (the plan written, or the re-judged one with nothing to do; the write's answer or None)."""
+    try:
+        return the_plan, write_plan(the_plan)
+    except ApiError as exc:
+        if not met_another_writer(family, the_plan, exc):
+            raise
+        the_plan = rejudge()
+        warnings.append('%s was changed by another writer while this task ran (%s); it was read and judged again'
+                        % (family.describe(ident), exc.reason.strip()))
+    if the_plan.action == 'none':
+        return the_plan, None
+    try:
+        return the_plan, write_plan(the_plan)
+    except ApiError as again:
+        if met_another_writer(family, the_plan, again):
+            raise Conflict('%s keeps changing underneath: the write was refused twice (%s). Nothing was '
+                           'overwritten; run again when the other writer is done.'
+                           % (family.describe(ident), again.reason.strip()))
+        raise
 
 
 def write(client, family, declaration, the_plan, raw):

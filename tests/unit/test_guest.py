@@ -10,7 +10,7 @@ import re
 import pytest
 
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import (
-    ApiError, Conflict, Forbidden, NotConverged, Refused)
+    ApiError, Conflict, Forbidden, NotConverged, Refused, Unreadable)
 from ansible_collections.homeflare.proxmox.plugins.module_utils.families import lxc, vm
 
 from test_reconcile import FakeClient, params
@@ -252,6 +252,39 @@ def test_a_create_posts_once_and_reads_back_what_pve_made_of_it():
 def test_a_vmid_used_elsewhere_is_refused_never_absent(elsewhere, message):
     client = Pve(elsewhere)
     with pytest.raises(Refused, match=message):
+        run_ct(client, **NEW_CT)
+    assert client.writes() == []
+
+
+class CreatedMeanwhile(Pve):
+    """The guest's config is missing for the first ``misses`` pending reads (another run's create lands
+    between the pending read and the resource list), but the resource list already shows it."""
+
+    def __init__(self, *guests, misses=1):
+        super(CreatedMeanwhile, self).__init__(*guests)
+        self.misses = misses
+
+    def get(self, path, params=None, role='read'):
+        if path.endswith('/pending') and self.misses:
+            self.misses -= 1
+            self.calls.append(('GET', path, params, role))
+            node, kind, vmid = path.split('/')[2:5]
+            raise ApiError.for_status(500, "Configuration file 'nodes/%s/%s/%s.conf' does not exist"
+                                      % (node, CONF_DIR[kind], vmid))
+        return super(CreatedMeanwhile, self).get(path, params, role)
+
+
+def test_a_guest_created_on_its_node_between_the_two_reads_is_read_as_found():
+    client = CreatedMeanwhile(ct(memory=1024))
+    result = run_ct(client, **NEW_CT)
+    assert result['changed'] is False and result['plan']['read'] == 'found'
+    assert paths(client) == [('GET', CT + '/pending'), ('GET', '/cluster/resources'), ('GET', CT + '/pending')]
+    assert client.writes() == []
+
+
+def test_a_listed_guest_whose_config_stays_missing_is_unreadable_never_absent():
+    client = CreatedMeanwhile(ct(memory=1024), misses=2)
+    with pytest.raises(Unreadable, match='not taken for absent'):
         run_ct(client, **NEW_CT)
     assert client.writes() == []
 
