@@ -107,6 +107,12 @@ class ClusterState:
         # None, "format": "raw"|"qcow2"|..., "content": "images"|"rootdir"|"vztmpl"|"iso"}}. local's container
         # templates and one ISO are seeded.
         self.volumes = {}
+        # Ceph (handlers/ceph.py): None until a node runs `pveceph init`, then one dict for the cluster's Ceph
+        # (pools, osds, mons, mgrs, mdss, fs, flags, mon_allow_pool_delete, ...; the shape is handlers/ceph.py's).
+        self.ceph = None
+        # ZFS pools (handlers/zfs.py): node -> {pool name -> {"raidlevel", "devices" (as created, in order),
+        # "ashift", "compression", "draid-config"?, "state", "errors", ...}}.
+        self.zfs_pools = {}
         # Fault knob: vmids whose guest ignores an ACPI/clean shutdown (the shutdown task times out unless
         # forceStop=1 is sent, which then stops it hard).
         self.shutdown_ignored = set()
@@ -169,7 +175,7 @@ class ClusterState:
               "storage", "storage_secrets", "realms", "realm_secrets", "datacenter", "backup_jobs",
               "replication_jobs", "metric_servers", "notification_endpoints", "notification_matchers",
               "notification_secrets", "ha_resources", "ha_rules", "firewall", "sdn", "sdn_running",
-              "networks", "guests", "volumes")
+              "networks", "guests", "volumes", "ceph", "zfs_pools")
 
     def snapshot(self):
         return {name: copy.deepcopy(getattr(self, name)) for name in self._FILES}
