@@ -59,8 +59,10 @@ REPORT_VERSION = 1
 # How many not-matching objects the printed table lists before pointing at the report.
 TABLE_LIMIT = 20
 MSG_LIMIT = 160
-# A judged row's bucket by its plan's action.
-VERDICTS = {'none': 'matched', 'update': 'drifted', 'delete': 'drifted', 'create': 'missing'}
+# A judged row's bucket by its plan's action: a guest to power on or off, and staged changes an apply would make
+# live (or revert), are drift too.
+VERDICTS = {'none': 'matched', 'update': 'drifted', 'delete': 'drifted', 'create': 'missing', 'power': 'drifted',
+            'apply': 'drifted', 'revert': 'drifted'}
 
 
 def _short_text(value, limit=MSG_LIMIT):

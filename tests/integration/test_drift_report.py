@@ -9,6 +9,8 @@ import os
 
 import pytest
 
+from simulator.handlers.guests import add_guest
+
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DECLARE = os.path.join(REPO, 'plugins', 'modules', 'declare.py')
 
@@ -180,3 +182,18 @@ def test_a_declare_batch_is_one_row_per_object(sim, playbook, tmp_path):
     assert '"object"' not in text and '"x"' not in text
     assert "missing  pool 'b' (Declare the pools) [localhost]: create comment" in run.output
     assert 'failed   declare: Invalid batch [localhost]: ' in run.output
+
+
+def test_a_guest_in_the_wrong_power_state_and_a_pending_apply_are_drift(sim, playbook, tmp_path):
+    add_guest(sim.state, 'lxc', 201, 'node1', config={'hostname': 'web1', 'rootfs': 'local-lvm:4'})
+    api(sim, [('POST', '/cluster/sdn/zones', {'zone': 'lab', 'type': 'simple'})])  # staged, not applied
+    path = tmp_path / 'drift.json'
+    tasks = [{'name': 'Started guest', 'homeflare.proxmox.lxc': {'node': 'node1', 'vmid': 201, 'hostname': 'web1',
+                                                                 'state': 'started'}},
+             {'name': 'SDN applied', 'homeflare.proxmox.sdn_apply': {}}]
+    run = playbook(tasks, check=True, env=report_env(path))
+    assert run.rc == 0, run
+    _text, report = read_report(path)
+    assert [(row['task'], row['action'], row['verdict']) for row in report['objects']] == [
+        ('Started guest', 'power', 'drifted'), ('SDN applied', 'apply', 'drifted')]
+    assert report['summary']['drifted'] == 2
