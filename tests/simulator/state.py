@@ -113,6 +113,9 @@ class ClusterState:
         # ZFS pools (handlers/zfs.py): node -> {pool name -> {"raidlevel", "devices" (as created, in order),
         # "ashift", "compression", "draid-config"?, "state", "errors", ...}}.
         self.zfs_pools = {}
+        # The nodes' disks (handlers/zfs.py, seeded by zfs_init): node -> {"/dev/sdX": {"by_id", "size", "used"}};
+        # no request changes them, so they are not a file.
+        self.disks = {}
         # Fault knob: vmids whose guest ignores an ACPI/clean shutdown (the shutdown task times out unless
         # forceStop=1 is sent, which then stops it hard).
         self.shutdown_ignored = set()

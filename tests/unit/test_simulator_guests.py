@@ -17,8 +17,6 @@ if str(TESTS) not in sys.path:
 
 # sim and _no_faults are fixtures: imported, pytest finds them here
 from simulator.fixtures import _no_faults, sim  # noqa: E402,F401  pylint: disable=unused-import
-# importing the type modules registers their routes (until handlers/__init__.py lists them)
-from simulator.handlers import lxc, qemu  # noqa: E402,F401  pylint: disable=unused-import
 from simulator.handlers.guests import add_guest, guest_config  # noqa: E402
 
 DEBIAN = "local:vztmpl/debian-12-standard_12.7-1_amd64.tar.zst"

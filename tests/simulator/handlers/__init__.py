@@ -3,5 +3,5 @@
 from .base import ROUTES, Context, Result, route  # noqa: F401
 from . import access_ticket, acl, cluster, groups, pools, roles, storage, tasks, users  # noqa: F401,E402
 from . import (  # noqa: F401,E402
-    backup, cluster_options, domains, firewall, guests, ha, lxc, metrics, network, notifications, qemu, replication,
-    sdn)
+    backup, ceph, ceph_daemons, cluster_options, domains, firewall, guests, ha, lxc, metrics, network,
+    notifications, qemu, replication, sdn, zfs)
