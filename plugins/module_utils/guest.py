@@ -29,7 +29,7 @@ from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import (
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Disk, Integer, Text
 from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import (
     ABSENT, Absence, Family, Plan, create_form, plan, rejudged_once, update_form, verify)
-from ansible_collections.homeflare.proxmox.plugins.module_utils.tasks import parse_upid, wait_for_task
+from ansible_collections.homeflare.proxmox.plugins.module_utils.tasks import wait_if_task
 
 STATES = ['present', 'absent', 'started', 'stopped', 'restarted']
 # Whether a state asks for the guest's power status (a delete too: PVE refuses a running guest).
@@ -440,11 +440,8 @@ class Guest(Family):
                                            self.describe(ident), options['shutdown_timeout'], exc))
 
     def wait(self, client, declaration, result, answer, extra=0):
-        if parse_upid(answer):
+        if wait_if_task(client, answer, self.write_role, (declaration.task_timeout or 300) + extra, result['warnings']):
             result['tasks'].append(answer)
-            outcome = wait_for_task(client, answer, self.write_role, (declaration.task_timeout or 300) + extra)
-            if outcome.warning:
-                result['warnings'].append(outcome.warning)
 
 
 def check_template_ostype(family, declaration, raw):

@@ -19,7 +19,7 @@ from ansible_collections.homeflare.proxmox.plugins.module_utils.credentials impo
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import (
     ApiError, Conflict, DeclarationError, NotConverged, Refused, Unreadable)
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import MISSING, UNMANAGED
-from ansible_collections.homeflare.proxmox.plugins.module_utils.tasks import parse_upid, wait_for_task
+from ansible_collections.homeflare.proxmox.plugins.module_utils.tasks import wait_if_task
 
 ABSENT = None
 
@@ -391,10 +391,7 @@ def reconcile(client, family, params, check_mode=False):
         return result
     if the_plan.action == 'create' and family.created:
         result.update(family.created(answer))
-    if parse_upid(answer):
-        outcome = wait_for_task(client, answer, family.write_role, declaration.task_timeout or 60)
-        if outcome.warning:
-            result['warnings'].append(outcome.warning)
+    wait_if_task(client, answer, family.write_role, declaration.task_timeout or 60, result['warnings'])
 
     after = family.store.read(client, family, ident)
     verify(family, declaration, the_plan, after)

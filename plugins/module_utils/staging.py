@@ -18,7 +18,7 @@ from ansible_collections.homeflare.proxmox.plugins.module_utils.credentials impo
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import NotConverged, Refused
 from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import (
     ABSENT, Declaration, Family, ItemStore, Plan, reconcile)
-from ansible_collections.homeflare.proxmox.plugins.module_utils.tasks import parse_upid, wait_for_task
+from ansible_collections.homeflare.proxmox.plugins.module_utils.tasks import parse_upid, wait_if_task
 
 
 class StagedStore(ItemStore):
@@ -133,11 +133,8 @@ class Applier:
     def apply(self, client, declaration, staged, result):
         """Apply once, wait for the task, and fail if anything is still staged afterwards."""
         answer = self.send(client, declaration)
-        if parse_upid(answer):
-            outcome = wait_for_task(client, answer, 'provision', declaration.task_timeout)
+        if wait_if_task(client, answer, 'provision', declaration.task_timeout, result['warnings']):
             result['task'] = answer
-            if outcome.warning:
-                result['warnings'].append(outcome.warning)
         self.postcondition(client, declaration)
         after = self.read(client, declaration)
         leftover = self.describe_staged(after)

@@ -87,6 +87,17 @@ def wait_for_task(client, upid_text, role, timeout, poll_interval=1.0, clock=tim
         sleep(poll_interval)
 
 
+def wait_if_task(client, answer, role, timeout, warnings):
+    """Wait for ``answer`` when it is a task id (a write PVE forked), adding a WARNINGS outcome to ``warnings``;
+    returns the UPID, or None for a write PVE answered at once."""
+    if not parse_upid(answer):
+        return None
+    outcome = wait_for_task(client, answer, role, timeout)
+    if outcome.warning:
+        warnings.append(outcome.warning)
+    return answer
+
+
 def _log_tail(client, upid, role):
     path = item_path('/nodes/{node}/tasks/{upid}/log', {'node': upid.node, 'upid': upid.text})
     try:
