@@ -70,17 +70,20 @@ class Vacant:
 
 class GuestPlan(Plan):
     """A plan plus what only guests have: ``power`` (start, stop, reboot or None), the ``pending`` keys,
-    the disks to ``resize`` (``scsi0 to 40G``)."""
+    the disks to ``resize`` ((wire name, size) pairs) and ``grow_only``, the changed disk options whose only
+    change is their size (they go to ``resize``, not into the config write)."""
 
-    def __init__(self, read, action, changed, power=None, pending=(), resize=()):
+    def __init__(self, read, action, changed, power=None, pending=(), resize=(), grow_only=()):
         super(GuestPlan, self).__init__(read, action, changed)
         self.power = power
         self.pending = list(pending)
         self.resize = list(resize)
+        self.grow_only = set(grow_only)
 
     def as_dict(self):
         result = super(GuestPlan, self).as_dict()
-        result.update(power=self.power, pending=self.pending, resize=self.resize)
+        result.update(power=self.power, pending=self.pending,
+                      resize=['%s to %s' % (disk, size) for disk, size in self.resize])
         return result
 
 
@@ -210,18 +213,22 @@ class Guest(Family):
             return GuestPlan('found', 'delete', [], pending=sorted(raw.pending))
         self.template_check(self, declaration, raw)
         the_plan = plan(self, declaration, raw)
-        resize = []
+        current = self.current(raw)
+        resize, grow_only = [], []
         for field in self.disks():
             if field.option not in the_plan.changed:
                 continue
-            change = field.compare(declaration.desired(field), self.current(raw)[field.option])
+            change = field.compare(declaration.desired(field), current[field.option])
             if change.refusal:
                 raise Refused('%s: %s. Nothing was written.' % (self.describe(declaration.ident), change.refusal))
             if change.grow_to:
-                resize.append('%s to %s' % (field.wire, change.grow_to))
+                resize.append((field.wire, change.grow_to))
+                if not change.options:
+                    grow_only.append(field.option)
         power = self.power(declaration, raw)
         action = the_plan.action if the_plan.action != 'none' else ('power' if power else 'none')
-        return GuestPlan('found', action, the_plan.changed, power=power, pending=sorted(raw.pending), resize=resize)
+        return GuestPlan('found', action, the_plan.changed, power=power, pending=sorted(raw.pending), resize=resize,
+                         grow_only=grow_only)
 
     def power(self, declaration, raw):
         state, status = declaration.state, raw.status
@@ -394,22 +401,15 @@ class Guest(Family):
         return raw
 
     def update(self, client, declaration, raw, the_plan, result):
-        """One PUT of the drifted keys (with the digest), then one resize per disk that grows; returns the read-back."""
+        """One PUT of the drifted keys (with the digest), then one resize per disk that grows (as judged); returns
+        the read-back."""
         ident = declaration.ident
-        current = self.current(raw)
-        grows, sets = [], []
-        for option in the_plan.changed:
-            field = self.field(option)
-            change = field.compare(declaration.desired(field), current[option]) if isinstance(field, Disk) else None
-            if change is not None and change.grow_to:
-                grows.append((field.wire, change.grow_to))
-            if change is None or change.options:
-                sets.append(option)
+        sets = [option for option in the_plan.changed if option not in the_plan.grow_only]
         if sets:
             form = update_form(self, declaration, sets, raw)
             form['digest'] = raw.digest
             self.wait(client, declaration, result, client.put(self.path(ident) + '/config', form, role=self.write_role))
-        for disk, size in grows:
+        for disk, size in the_plan.resize:
             answer = client.put(self.path(ident) + '/resize', dict(disk=disk, size=size), role=self.write_role)
             self.wait(client, declaration, result, answer)
         after = self.read_back(client, ident, raw.status)
