@@ -94,3 +94,19 @@ options:
     description: CPU weight.
     type: int
 '''
+
+    # The options of lxc_info and vm_info.
+    INFO = r'''
+options:
+  node:
+    description: Only the guests on this node.
+    type: str
+  vmid:
+    description: Only these guests, each with its config.
+    type: list
+    elements: int
+  config:
+    description: Read the config of every listed guest.
+    type: bool
+    default: false
+'''

@@ -43,6 +43,12 @@ TEMPLATE_OSTYPE = {'rockylinux': 'centos', 'almalinux': 'centos', 'archlinux': '
                    'opensuse': 'opensuse', 'alpine': 'alpine', 'gentoo': 'gentoo', 'nixos': 'nixos'}
 
 
+def cluster_guests(client, role):
+    """Every guest the credential may see, from one ``GET /cluster/resources?type=vm`` (VM.Audit-filtered rows)."""
+    return [row for row in client.get('/cluster/resources', params=dict(type='vm'), role=role) or []
+            if row.get('type') in ('qemu', 'lxc')]
+
+
 def identity():
     return [Text('node', required=True, format='pve-node'),
             Integer('vmid', required=True, minimum=100, maximum=999999999, format='pve-vmid')]
@@ -172,8 +178,7 @@ class Guest(Family):
 
     def vacancy(self, client, ident, rereading=False):
         """No config on the declared node: absent only if the vmid is nowhere else in the cluster."""
-        rows = [row for row in client.get('/cluster/resources', params=dict(type='vm'), role=self.read_role) or []
-                if row.get('type') in ('qemu', 'lxc')]
+        rows = cluster_guests(client, self.read_role)
         for row in rows:
             if str(row.get('vmid')) != str(ident['vmid']):
                 continue
@@ -495,7 +500,7 @@ class GuestInfo:
     def run(self, client, params, check_mode):
         wanted = set(params.get('vmid') or [])
         guests = []
-        for row in client.get('/cluster/resources', params=dict(type='vm'), role='read') or []:
+        for row in cluster_guests(client, 'read'):
             if row.get('type') != self.family.kind or (params.get('node') and row.get('node') != params['node']):
                 continue
             if wanted and int(row.get('vmid')) not in wanted:

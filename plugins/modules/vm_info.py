@@ -23,18 +23,7 @@ extends_documentation_fragment:
   - homeflare.proxmox.connection
   - homeflare.proxmox.connection.openbao
   - homeflare.proxmox.attributes.info
-options:
-  node:
-    description: Only the guests on this node.
-    type: str
-  vmid:
-    description: Only these guests, each with its config.
-    type: list
-    elements: int
-  config:
-    description: Read the config of every listed guest.
-    type: bool
-    default: false
+  - homeflare.proxmox.guest.info
 seealso:
   - module: homeflare.proxmox.vm
 '''
