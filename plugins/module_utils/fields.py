@@ -39,6 +39,8 @@ class Field:
                    metric server's ``server`` and ``port``, an HA rule's ``type``, an interface's address, which a
                    PUT without it drops); a create-only field so marked is re-sent as is.
     ``absent_means`` the canonical value of a key the server left out (the kind's empty value otherwise).
+    ``send_with``  wire names whose update also sends this field when declared (Ceph resets a pool's min_size when
+                   its size changes, so a declared min_size goes with every size write).
     ``create_param`` a parameter of the create call that PVE keeps nowhere readable (a container's template, the
                    pool a guest joins): sent on create when declared, never read or compared.
 
@@ -55,7 +57,7 @@ class Field:
     def __init__(self, wire, option=None, default=UNMANAGED, create_only=False, secret=False, clear='empty',
                  choices=None, pattern=None, required=False, minimum=None, maximum=None, normalise=None,
                  absent_means=MISSING, format=None, min_length=None, max_length=None, schema_key=MISSING,
-                 always_send=False, create_param=False):
+                 always_send=False, create_param=False, send_with=()):
         if absent_means is not MISSING:
             self.unset = absent_means
         self.wire = wire
@@ -73,6 +75,7 @@ class Field:
         self.max_length = max_length
         self.schema_key = wire if schema_key is MISSING else schema_key
         self.always_send = always_send
+        self.send_with = tuple(send_with)
         self.create_param = create_param
         self.required = required
         self.minimum = minimum
@@ -414,6 +417,22 @@ def format_size(size):
         size //= 1024
         unit += 1
     return '%d%s' % (size, SIZE_UNITS[unit])
+
+
+class ByteSize(Field):
+    """A size in bytes PVE takes as text with an optional K/M/G/T (``target_size``) and answers in bytes:
+    compared by value, so ``100G`` equals ``107374182400``. Zero means "no size" and is sent as ``0``."""
+
+    def canonical(self, value):
+        if value is None or str(value).strip() in ('', '0'):
+            return self.unset
+        size = parse_size(str(value).strip())
+        if size is None:
+            self.refuse(value, 'is not a size (bytes, or a number with K, M, G or T)')
+        return format_size(size) if size else self.unset
+
+    def encode(self, value):
+        return value or '0'
 
 
 class DiskChange:

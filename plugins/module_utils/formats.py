@@ -187,6 +187,8 @@ FORMATS = dict((fmt.name, fmt) for fmt in [
     Format('email', lambda text: EMAIL.fullmatch(text) is not None, 'an e-mail address, name@domain'),
     Format('email-opt', lambda text: text == '' or EMAIL.fullmatch(text) is not None,
            "an e-mail address, name@domain, or '' for none"),
+    # Any text: a list of it (string-list) is checked item by item by its field.
+    Format('string', lambda text: True, 'any text'),
     Format('dns-name', lambda text: DNS_NAME.fullmatch(text) is not None, 'a DNS name'),
     Format('address', _address, 'an IP address or a DNS name'),
     Format('ip', _ip, 'an IPv4 or IPv6 address'),

@@ -19,7 +19,7 @@ from ansible_collections.homeflare.proxmox.plugins.module_utils.credentials impo
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import (
     ApiError, Conflict, DeclarationError, NotConverged, Refused, Unreadable)
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import MISSING, UNMANAGED
-from ansible_collections.homeflare.proxmox.plugins.module_utils.tasks import wait_if_task
+from ansible_collections.homeflare.proxmox.plugins.module_utils.tasks import poll_until, wait_if_task
 
 ABSENT = None
 
@@ -102,6 +102,44 @@ class ItemStore:
         return client.delete(family.path(ident), role=family.write_role)
 
 
+class ConfirmedAbsenceStore(ItemStore):
+    """An item whose "missing" answer is not typed (Ceph's ``unrecognized pool``, a failed ``zpool status``):
+    absent only when the collection, read with the same credential, lacks the object too. A failed list fails
+    the task, and a listed object whose read failed is unreadable: creating over it would not be a no-op.
+    ``params`` go with the item read (``verbose=1``); ``key`` is the list rows' name for the last identity field.
+    """
+
+    def __init__(self, key, params=None):
+        self.key = key
+        self.params = params
+
+    def read(self, client, family, ident):
+        raw = self.read_at(client, family, family.path(ident), self.params)
+        if raw is not ABSENT:
+            return raw
+        name = ident[family.identity[-1].option]
+        rows = client.get(family.collection_path(ident), role=family.read_role) or []
+        if any(str(row.get(self.key)) == name for row in rows):
+            raise Unreadable('%s is listed by %s but reading it failed; it is not treated as absent'
+                             % (family.describe(ident), family.collection_path(ident)))
+        return ABSENT
+
+
+class IndexStore(ItemStore):
+    """An object known only as a row of its collection (Ceph's monitors, managers, metadata servers): absent
+    when a successful index has no row whose ``key`` is the last identity field; a failed index fails."""
+
+    def __init__(self, key):
+        self.key = key
+
+    def read(self, client, family, ident):
+        name = ident[family.identity[-1].option]
+        for row in client.get(family.collection_path(ident), role=family.read_role) or []:
+            if str(row.get(self.key)) == name:
+                return row
+        return ABSENT
+
+
 class Family:
     """Everything a module declares about one object family; the core does the rest."""
 
@@ -109,7 +147,7 @@ class Family:
                  scheme='pve', read_role='read', write_role='provision', retain=False, send_digest=False,
                  task_timeout=None, view=None, report=None, store=None, check_declaration=None, listing=None,
                  schema=None, check_create=None, singleton=False, created=None, list_delete=False, removed=None,
-                 type_rules=None):
+                 type_rules=None, settle=None, check_found=None, advise=None):
         self.name = name
         self.identity = identity
         self.fields = fields
@@ -144,6 +182,13 @@ class Family:
         # Rules only a create must meet (a secret PVE's add hook insists on): judged once the object is absent.
         self.check_create = check_create
         self.listing = listing
+        # Seconds to re-read after a write until the object matches: PVE answers some writes (a Ceph pool's)
+        # with a task that ends before Ceph applied them. None: one read back.
+        self.settle = settle
+        # check_found(declaration, raw, changed) refuses what the live object forbids (a pool CephFS owns).
+        self.check_found = check_found
+        # advise(declaration, raw) -> warnings about a found object nothing can write (a ZFS pool's layout).
+        self.advise = advise
         # The call whose parameters the fields' copied rules come from (checked against the official schema).
         self.schema = schema or ('POST', collection if create_on == 'collection' else item)
 
@@ -290,6 +335,8 @@ def plan(family, declaration, raw):
     read = 'absent' if raw is ABSENT else 'found'
     managed = family.managed(declaration)
     if declaration.state == 'absent':
+        if family.check_found and raw is not ABSENT:
+            family.check_found(declaration, raw, [])
         return Plan(read, 'none' if is_removed(family, raw) else 'delete', [])
     if raw is ABSENT and family.singleton:
         raise Unreadable('%s has no answer to read, and it always exists' % family.describe(declaration.ident))
@@ -299,6 +346,8 @@ def plan(family, declaration, raw):
         changed = [field.option for field in managed if not field.is_unset(declaration.desired(field))]
         return Plan(read, 'create', changed)
     current = family.current(raw)
+    if family.check_found:
+        family.check_found(declaration, raw, [])
     for field in managed:
         if field.create_only and field.differs(declaration.desired(field), current[field.option]):
             raise Refused(
@@ -307,6 +356,8 @@ def plan(family, declaration, raw):
                                           declaration.desired(field), field.option))
     changed = [field.option for field in managed
                if not field.create_only and field.differs(declaration.desired(field), current[field.option])]
+    if changed and family.check_found:
+        family.check_found(declaration, raw, changed)
     return Plan(read, 'update' if changed else 'none', changed)
 
 
@@ -336,7 +387,8 @@ def update_form(family, declaration, changed, raw):
             form[field.wire] = field.encode_update(value, raw.get(field.wire, MISSING))
     for field in family.fields:
         value = declaration.desired(field)
-        if (field.always_send and field.wire not in form and field.wire not in delete
+        sent_anyway = field.always_send or any(wire in form for wire in field.send_with)
+        if (sent_anyway and field.wire not in form and field.wire not in delete
                 and value is not UNMANAGED and value is not None and not field.is_unset(value)):
             form[field.wire] = field.encode(value)
     if delete:
@@ -370,6 +422,8 @@ def reconcile(client, family, params, check_mode=False):
     managed = family.managed(declaration)
     result = dict(changed=the_plan.action != 'none', plan=the_plan.as_dict(),
                   diff=diff_of(family, declaration, raw, the_plan.action), warnings=[])
+    if family.advise and raw is not ABSENT:
+        result['warnings'].extend(family.advise(declaration, raw))
     if check_mode or the_plan.action == 'none':
         result['object'] = family.live_object(ident, raw, managed)
         return result
@@ -391,10 +445,9 @@ def reconcile(client, family, params, check_mode=False):
         return result
     if the_plan.action == 'create' and family.created:
         result.update(family.created(answer))
-    wait_if_task(client, answer, family.write_role, declaration.task_timeout or 60, result['warnings'])
+    upid = wait_if_task(client, answer, family.write_role, declaration.task_timeout or 60, result['warnings'])
 
-    after = family.store.read(client, family, ident)
-    verify(family, declaration, the_plan, after)
+    after = read_back(client, family, declaration, the_plan, upid)
     if the_plan.action == 'delete' and after is not ABSENT:
         result['warnings'].append('%s is built in and cannot be removed: it was reverted to its shipped defaults'
                                   % family.describe(ident))
@@ -446,6 +499,28 @@ def met_another_writer(family, the_plan, exc):
     if the_plan.action == 'create':
         return bool(CREATED_UNDERNEATH.search(str(exc)))
     return family.absence.matches(exc)
+
+
+def read_back(client, family, declaration, the_plan, upid):
+    """The object after a write, judged against the plan (``verify``). A family that settles is read again
+    until it matches or ``family.settle`` seconds have passed; the last read's leftover is the failure."""
+    seen = []
+
+    def converged():
+        seen[:] = [family.store.read(client, family, declaration.ident)]
+        try:
+            verify(family, declaration, the_plan, seen[0])
+        except NotConverged as exc:
+            seen.append(exc)
+            return False
+        return True
+
+    if poll_until(converged, family.settle or 0):
+        return seen[0]
+    if not family.settle:
+        raise seen[1]
+    raise NotConverged('%s (read again for %d s after %s)'
+                       % (seen[1], family.settle, 'task %s' % upid if upid else 'the write'))
 
 
 def verify(family, declaration, the_plan, raw):

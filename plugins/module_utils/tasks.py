@@ -98,6 +98,20 @@ def wait_if_task(client, answer, role, timeout, warnings):
     return answer
 
 
+def poll_until(probe, timeout, clock=time.monotonic, sleep=time.sleep):
+    """Call ``probe()`` until it answers something true or ``timeout`` seconds have passed; returns its last
+    answer. For effects PVE applies after the task that asked for them ended (a Ceph monitor command, an OSD
+    going down), re-read with a back-off from a quarter of a second to two seconds."""
+    deadline = clock() + timeout
+    delay = 0.25
+    while True:
+        answer = probe()
+        if answer or clock() >= deadline:
+            return answer
+        sleep(min(delay, max(deadline - clock(), 0.0)))
+        delay = min(delay * 2, 2.0)
+
+
 def _log_tail(client, upid, role):
     path = item_path('/nodes/{node}/tasks/{upid}/log', {'node': upid.node, 'upid': upid.text})
     try:

@@ -1,0 +1,40 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 homeflare.proxmox contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""What the Ceph daemon families share: a monitor, manager or metadata server is a row of its node's index
+(pve-manager PVE/API2/Ceph/MON.pm, MGR.pm, MDS.pm), created and destroyed by a task at its id's path."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import Refused
+from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Text
+from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Family, IndexStore
+
+
+def daemon_family(kind, id_wire, fields=(), view=None, id_rule=None):
+    """The family of one daemon kind; ``id_wire`` is the id's name in the path (``monid``, ``id``, ``name``)."""
+
+    def check_found(declaration, raw, changed):
+        host = raw.get('host')
+        node = declaration.ident['node']
+        if isinstance(host, str) and host and host != node:
+            raise Refused("ceph %s '%s' runs on %s, not on %s; a daemon is never moved (create one on %s and "
+                          "remove the other). Nothing was written." % (kind, declaration.ident['id'], host, node,
+                                                                         node))
+
+    return Family(
+        name='ceph %s' % kind,
+        identity=[Text('node', required=True, format='pve-node'),
+                  Text(id_wire, option='id', required=True, **(id_rule or {}))],
+        fields=list(fields),
+        collection='/nodes/{node}/ceph/%s' % kind,
+        item='/nodes/{node}/ceph/%s/{%s}' % (kind, id_wire),
+        create_on='item',
+        store=IndexStore('name'),
+        view=view,
+        retain=True,
+        task_timeout=120,
+        check_found=check_found,
+    )

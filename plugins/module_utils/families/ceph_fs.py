@@ -1,0 +1,46 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 homeflare.proxmox contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The CephFS family: a row of /nodes/{node}/ceph/fs, created by POST /nodes/{node}/ceph/fs/{name}
+(pve-manager PVE/API2/Ceph/FS.pm, task cephfscreate). A CephFS is cluster-wide: ``node`` is the member
+that runs the create (it needs a standby metadata server somewhere in the cluster)."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError
+from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Integer, Text
+from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Family, IndexStore
+
+
+def check_fs(ident, declared, state):
+    if state == 'absent':
+        # PVE 9's API has no DELETE for a CephFS; only the CLI removes one.
+        raise DeclarationError(
+            "option state: PVE's API cannot remove a CephFS, and removing one loses every file on it. Run "
+            "`pveceph fs destroy %s --remove-storages --remove-pools` on a node after unmounting it everywhere, "
+            "then remove it from the declaration" % ident['name'])
+
+
+def report(row):
+    return dict(metadata_pool=row.get('metadata_pool'), data_pool=row.get('data_pool'))
+
+
+FAMILY = Family(
+    name='cephfs',
+    identity=[Text('node', required=True, format='pve-node'),
+              Text('name', required=True, pattern=r'(?:^[^:/\s]+$)')],
+    fields=[
+        # Placement groups of the new data pool (the metadata pool gets a quarter); the pools then belong to
+        # the autoscaler, so this is sent on create only.
+        Integer('pg_num', minimum=8, maximum=32768, create_param=True),
+    ],
+    collection='/nodes/{node}/ceph/fs',
+    item='/nodes/{node}/ceph/fs/{name}',
+    create_on='item',
+    store=IndexStore('name'),
+    task_timeout=300,
+    check_declaration=check_fs,
+    report=report,
+)
