@@ -23,6 +23,13 @@ from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import (
 from ansible_collections.homeflare.proxmox.plugins.module_utils.families.acl import FAMILY as ACL
 from ansible_collections.homeflare.proxmox.plugins.module_utils.families.api_token import FAMILY as API_TOKEN
 from ansible_collections.homeflare.proxmox.plugins.module_utils.families.backup_job import FAMILY as BACKUP_JOB
+from ansible_collections.homeflare.proxmox.plugins.module_utils.families.ceph_flag import FAMILY as CEPH_FLAG
+from ansible_collections.homeflare.proxmox.plugins.module_utils.families.ceph_fs import FAMILY as CEPH_FS
+from ansible_collections.homeflare.proxmox.plugins.module_utils.families.ceph_mds import FAMILY as CEPH_MDS
+from ansible_collections.homeflare.proxmox.plugins.module_utils.families.ceph_mgr import FAMILY as CEPH_MGR
+from ansible_collections.homeflare.proxmox.plugins.module_utils.families.ceph_mon import FAMILY as CEPH_MON
+from ansible_collections.homeflare.proxmox.plugins.module_utils.families.ceph_osd import FAMILY as CEPH_OSD
+from ansible_collections.homeflare.proxmox.plugins.module_utils.families.ceph_pool import FAMILY as CEPH_POOL
 from ansible_collections.homeflare.proxmox.plugins.module_utils.families.cluster_options import FAMILY as CLUSTER_OPTIONS
 from ansible_collections.homeflare.proxmox.plugins.module_utils.families.firewall_alias import FAMILY as FIREWALL_ALIAS
 from ansible_collections.homeflare.proxmox.plugins.module_utils.families.firewall_ipset import FAMILY as FIREWALL_IPSET
@@ -48,22 +55,27 @@ from ansible_collections.homeflare.proxmox.plugins.module_utils.families.sdn_zon
 from ansible_collections.homeflare.proxmox.plugins.module_utils.families.storage import FAMILY as STORAGE
 from ansible_collections.homeflare.proxmox.plugins.module_utils.families.user import FAMILY as USER
 from ansible_collections.homeflare.proxmox.plugins.module_utils.families.vm import FAMILY as VM
+from ansible_collections.homeflare.proxmox.plugins.module_utils.families.zfs_pool import FAMILY as ZFS_POOL
 
 # Module name → family, in the order objects are created: what an object refers to exists before it
-# (the cluster role's order): a realm before its users, users before their tokens and grants, storages
+# (the cluster role's order): a realm before its users, users before their tokens and grants, ZFS pools and
+# Ceph (monitors and managers before OSDs, OSDs before pools, pools and metadata servers before CephFS) before
+# the storages on them, storages
 # before guests (their disks and pools exist first), guests before the backup and replication jobs and HA
 # resources that name them, endpoints before matchers, HA resources before rules, aliases and ipsets before the
 # rules that name them, the rules before the options that enable the firewall, node interfaces (the
 # bridges SDN zones sit on) before SDN zones, zones before their vnets before their subnets. Deletes run
 # in the reverse order. A module over several scopes (firewall options and rules) judges each object
 # with its scope's family.
-ORDER = ['realm', 'role', 'group', 'pool', 'user', 'api_token', 'storage', 'acl', 'cluster_options', 'metric_server',
+ORDER = ['realm', 'role', 'group', 'pool', 'user', 'api_token', 'zfs_pool', 'ceph_mon', 'ceph_mgr', 'ceph_osd',
+         'ceph_pool', 'ceph_mds', 'ceph_fs', 'ceph_flag', 'storage', 'acl', 'cluster_options', 'metric_server',
          'notification_endpoint', 'notification_matcher', 'lxc', 'vm', 'backup_job', 'replication_job', 'ha_resource',
          'ha_rule',
          'firewall_alias', 'firewall_ipset', 'firewall_rules', 'firewall_options', 'node_network', 'network_apply',
          'sdn_zone', 'sdn_vnet', 'sdn_subnet', 'sdn_apply']
 FAMILIES = tuple(zip(ORDER, (
-    REALM, ROLE, GROUP, POOL, USER, API_TOKEN, STORAGE, ACL, CLUSTER_OPTIONS, METRIC_SERVER, NOTIFICATION_ENDPOINT,
+    REALM, ROLE, GROUP, POOL, USER, API_TOKEN, ZFS_POOL, CEPH_MON, CEPH_MGR, CEPH_OSD, CEPH_POOL, CEPH_MDS, CEPH_FS,
+    CEPH_FLAG, STORAGE, ACL, CLUSTER_OPTIONS, METRIC_SERVER, NOTIFICATION_ENDPOINT,
     NOTIFICATION_MATCHER, LXC, VM, BACKUP_JOB, REPLICATION_JOB, HA_RESOURCE, HA_RULE, FIREWALL_ALIAS, FIREWALL_IPSET,
     FIREWALL_RULES, FIREWALL_OPTIONS, NODE_NETWORK, NETWORK_APPLY, SDN_ZONE, SDN_VNET, SDN_SUBNET, SDN_APPLY)))
 # The applies (staging.Applier): judged once every object has its plan, run after every write and

@@ -106,15 +106,17 @@ class ConfirmedAbsenceStore(ItemStore):
     """An item whose "missing" answer is not typed (Ceph's ``unrecognized pool``, a failed ``zpool status``):
     absent only when the collection, read with the same credential, lacks the object too. A failed list fails
     the task, and a listed object whose read failed is unreadable: creating over it would not be a no-op.
-    ``params`` go with the item read (``verbose=1``); ``key`` is the list rows' name for the last identity field.
+    ``key`` is the list rows' name for the last identity field; the item is read at its path plus ``suffix``
+    (a Ceph pool's ``/status``), with ``params`` (``verbose=1``).
     """
 
-    def __init__(self, key, params=None):
+    def __init__(self, key, suffix='', params=None):
         self.key = key
+        self.suffix = suffix
         self.params = params
 
     def read(self, client, family, ident):
-        raw = self.read_at(client, family, family.path(ident), self.params)
+        raw = self.read_at(client, family, family.path(ident) + self.suffix, self.params)
         if raw is not ABSENT:
             return raw
         name = ident[family.identity[-1].option]
@@ -215,6 +217,8 @@ class Family:
             spec['confirm_removal'] = dict(type='bool', default=False)
         if self.task_timeout:
             spec['task_timeout'] = dict(type='int', default=self.task_timeout)
+        if self.settle:
+            spec['settle_timeout'] = dict(type='int', default=self.settle)
         return spec
 
     # -- paths and forms -------------------------------------------------------------------
@@ -258,7 +262,11 @@ class Family:
             self.type_rules.check(self.fields, declared, state)
         if self.check_declaration:
             self.check_declaration(ident, declared, state)
-        return Declaration(ident, declared, state, params.get('task_timeout') or self.task_timeout)
+        settle = params.get('settle_timeout')
+        if settle is not None and settle < 0:
+            raise DeclarationError('option settle_timeout: %r is below the minimum 0' % settle)
+        return Declaration(ident, declared, state, params.get('task_timeout') or self.task_timeout,
+                           settle=self.settle if settle is None else settle)
 
     def managed(self, declaration):
         """Fields compared in this run: declared ones, and undeclared ones that mean a default (of those the
@@ -305,11 +313,13 @@ class Family:
 
 
 class Declaration:
-    def __init__(self, ident, values, state, task_timeout):
+    def __init__(self, ident, values, state, task_timeout, settle=None):
         self.ident = ident
         self.values = values
         self.state = state
         self.task_timeout = task_timeout
+        # Seconds a write may take to show after its task ended (the family's settle, or the task's settle_timeout).
+        self.settle = settle
 
     def desired(self, field):
         return self.values[field.option] if field.option in self.values else field.default
@@ -503,7 +513,7 @@ def met_another_writer(family, the_plan, exc):
 
 def read_back(client, family, declaration, the_plan, upid):
     """The object after a write, judged against the plan (``verify``). A family that settles is read again
-    until it matches or ``family.settle`` seconds have passed; the last read's leftover is the failure."""
+    until it matches or ``declaration.settle`` seconds have passed; the last read's leftover is the failure."""
     seen = []
 
     def converged():
@@ -515,12 +525,12 @@ def read_back(client, family, declaration, the_plan, upid):
             return False
         return True
 
-    if poll_until(converged, family.settle or 0):
+    if poll_until(converged, declaration.settle or 0):
         return seen[0]
-    if not family.settle:
+    if not declaration.settle:
         raise seen[1]
     raise NotConverged('%s (read again for %d s after %s)'
-                       % (seen[1], family.settle, 'task %s' % upid if upid else 'the write'))
+                       % (seen[1], declaration.settle, 'task %s' % upid if upid else 'the write'))
 
 
 def verify(family, declaration, the_plan, raw):

@@ -59,7 +59,7 @@ FAMILY = Family(
     collection='/nodes/{node}/ceph/pool',
     item='/nodes/{node}/ceph/pool/{name}',
     absence=Absence((500,), r"unrecognized pool '"),
-    store=ConfirmedAbsenceStore('pool_name', params={'verbose': 1}),
+    store=ConfirmedAbsenceStore('pool_name', suffix='/status', params={'verbose': 1}),
     read_role='read',
     write_role='provision',
     retain=True,
