@@ -23,6 +23,10 @@ GUARDS = (('nosizechange', ('size', 'min_size')), ('nopgchange', ('pg_num_min',)
 def check_pool(ident, declared, state):
     if ident['name'] == '.mgr':
         raise DeclarationError("option name: '.mgr' is the Ceph manager's own pool; it is never declared here")
+    if declared.get('application') == 'cephfs':
+        # Such a pool would be CephFS's from its first read on (check_found), so the create would strand it.
+        raise DeclarationError("option application: a cephfs pool belongs to a CephFS, which makes its own pools; "
+                               "declare it with homeflare.proxmox.ceph_fs")
 
 
 def check_found(declaration, raw, changed):
