@@ -244,8 +244,9 @@ class Client:
         last = _LAST_GOOD.get(self._key)
         return sorted(self.members, key=lambda member: member.name != last)
 
-    def send(self, method, path, form, auth):
-        """Send with failover; ``auth`` adds headers and cookies (see credentials.py)."""
+    def send(self, method, path, form, auth, changes_nothing=False):
+        """Send with failover; ``auth`` adds headers and cookies (see credentials.py). A POST that
+        ``changes_nothing`` on the cluster (a login) fails over like a read when a member stops answering."""
         pairs = encode_form(form or {}, self.scheme)
         headers = {'Accept': 'application/json'}
         if method in ('POST', 'PUT'):
@@ -263,7 +264,7 @@ class Client:
                     data=pairs if method in ('POST', 'PUT') else None)
             except requests.exceptions.RequestException as exc:
                 why = describe_transport_failure(exc)
-                if method in WRITE_METHODS and not never_left(exc):
+                if method in WRITE_METHODS and not changes_nothing and not never_left(exc):
                     raise MaybeApplied(method, path, member.name, why)
                 failures.append((member.name, why))
                 continue

@@ -21,8 +21,8 @@ def daemon_family(kind, id_wire, fields=(), view=None, id_rule=None):
         node = declaration.ident['node']
         if isinstance(host, str) and host and host != node:
             raise Refused("ceph %s '%s' runs on %s, not on %s; a daemon is never moved (create one on %s and "
-                          "remove the other). Nothing was written." % (kind, declaration.ident['id'], host, node,
-                                                                         node))
+                          "remove the other). Nothing was written."
+                          % (kind, declaration.ident['id'], host, node, node))
 
     return Family(
         name='ceph %s' % kind,

@@ -542,7 +542,11 @@ def verify(family, declaration, the_plan, raw):
         return
     if raw is ABSENT:
         raise NotConverged('the write returned no error but %s is still absent' % what)
-    leftover = plan(family, declaration, raw)
+    try:
+        leftover = plan(family, declaration, raw)
+    except Refused as exc:  # a create-only key PVE ignored, or an owner it gave the object: not what was written
+        raise NotConverged('%s was written, but reading it back: %s'
+                           % (what, str(exc).replace(' Nothing was written.', '')))
     if leftover.changed:
         raise NotConverged('%s was written but the server still differs in: %s. PVE may have normalised the value: '
                            'declare what it stores.' % (what, ', '.join(leftover.changed)))

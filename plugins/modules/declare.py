@@ -24,7 +24,8 @@ description:
     typed read before a create is planned.
   - Every object is judged with the same comparison as its single-object module. A check run stops there. A real run
     writes only the drifted objects, each as its module would (write, wait, read back, re-judge), creates and updates
-    in dependency order (realms, roles, groups, pools, users, API tokens, storages, ACL grants, datacenter options,
+    in dependency order (realms, roles, groups, pools, users, API tokens, ZFS pools, Ceph monitors, managers, OSDs,
+    pools, metadata servers, CephFS and flags, storages, ACL grants, datacenter options,
     metric servers, notification endpoints then matchers, backup and replication jobs, HA resources then rules,
     firewall aliases, IP sets, rules and options), deletes after them in the reverse order.
   - If any object cannot be judged (a failed read, a refused change), nothing is written and the task fails listing
@@ -40,7 +41,8 @@ options:
   objects:
     description:
       - The declaration. Keys are module names of this collection (V(realm), V(role), V(group), V(pool), V(user),
-        V(api_token), V(storage), V(acl), V(cluster_options), V(metric_server), V(notification_endpoint),
+        V(api_token), V(zfs_pool), V(ceph_mon), V(ceph_mgr), V(ceph_osd), V(ceph_pool), V(ceph_mds), V(ceph_fs),
+        V(ceph_flag), V(storage), V(acl), V(cluster_options), V(metric_server), V(notification_endpoint),
         V(notification_matcher), V(lxc), V(vm), V(backup_job), V(replication_job), V(ha_resource), V(ha_rule),
         V(firewall_alias), V(firewall_ipset), V(firewall_rules), V(firewall_options), V(node_network),
         V(network_apply), V(sdn_zone), V(sdn_vnet), V(sdn_subnet), V(sdn_apply)); each value is a list of that
@@ -50,6 +52,9 @@ options:
       - Guests (V(lxc), V(vm)) are created after pools and storages and before the jobs and HA resources that name
         them; their power states act after their config is written, and C(summary.power) counts the guests whose only
         change is their power state.
+      - Storage hardware (V(zfs_pool) and the V(ceph_*) families) comes before the storages on it - monitors and
+        managers before OSDs, OSDs before pools, pools and metadata servers before CephFS. V(ceph_osd) needs a
+        root@pam password login for the whole task (PVE lets no API token create or destroy an OSD).
       - The applies run last, after every write and delete, each only if something is staged by then - V(network_apply)
         one item per node (C(node)), one node at a time, then V(sdn_apply) one item (C({})). In check mode an apply's
         plan also lists the objects of the same task that a real run would stage.

@@ -226,8 +226,8 @@ def test_the_storage_hardware_lifecycle(sim, playbook, hardware, path):
     for module in MODULES:
         expected = 1 if (MATRIX[module]['drift']) else 0
         assert len(writes_of(sim, module)) == expected, (module, writes_of(sim, module))
-    assert writes_of(sim, 'ceph_pool')[0]['form'] == {'size': '3', 'min_size': '2', 'pg_autoscale_mode': 'on',
-                                                       'target_size': '100G'}
+    repaired = {'size': '3', 'min_size': '2', 'pg_autoscale_mode': 'on', 'target_size': '100G'}
+    assert writes_of(sim, 'ceph_pool')[0]['form'] == repaired
     run, outcome = step(sim, playbook, path, 'args')
     assert sim.writes() == []
 
@@ -262,8 +262,8 @@ def pool_gets(sim, name):
             and entry['path'] == '/nodes/node1/ceph/pool/%s/status' % name]
 
 
-def test_an_adopted_pool_sends_nothing_after_the_autoscaler_and_a_drifted_size_sends_only_size(sim, playbook,
-                                                                                                hardware):
+def test_an_adopted_pool_sends_nothing_after_the_autoscaler_and_a_drifted_size_sends_only_size(
+        sim, playbook, hardware):
     api(sim, [('POST', '/nodes/node1/ceph/pool', {'name': 'rbd', 'size': '3', 'min_size': '2',
                                                   'pg_autoscale_mode': 'on', 'pg_num': '128'})])
     autoscale(sim.state)
@@ -282,8 +282,8 @@ def test_an_adopted_pool_sends_nothing_after_the_autoscaler_and_a_drifted_size_s
     assert sim.state.ceph['pools']['rbd']['size'] == 3
 
 
-def test_a_write_that_lands_after_its_task_is_settled_and_a_late_delete_refusal_fails_clearly(sim, playbook,
-                                                                                               hardware):
+def test_a_write_that_lands_after_its_task_is_settled_and_a_late_delete_refusal_fails_clearly(
+        sim, playbook, hardware):
     api(sim, [('POST', '/nodes/node1/ceph/pool', {'name': name, 'size': '2'}) for name in ('slow', 'kept')])
     with sim.state.lock:
         sim.state.ceph['apply_delay'] = 1.5

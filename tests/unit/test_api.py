@@ -153,6 +153,15 @@ def test_writes_fail_over_only_when_the_request_never_left():
     assert len(fake.session.sent) == 1
 
 
+def test_a_login_that_got_no_answer_fails_over_like_a_read():
+    # A ticket request changes nothing on the cluster: a silent member is not "may have been applied".
+    fake = client([requests.exceptions.ReadTimeout('read timed out'),
+                   FakeResponse(200, {'data': {'ticket': 't', 'CSRFPreventionToken': 'c'}})])
+    answer = fake.send('POST', '/access/ticket', {'username': 'root@pam', 'password': 'p'}, None,
+                       changes_nothing=True)
+    assert answer.data['ticket'] == 't' and len(fake.session.sent) == 2
+
+
 def test_all_members_failing_names_each_member_and_why():
     fake = client([real_failure(), requests.exceptions.ReadTimeout('read timed out')])
     with pytest.raises(Unreachable) as caught:

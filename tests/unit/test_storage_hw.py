@@ -6,7 +6,7 @@ import pytest
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import (
     ApiError, DeclarationError, NotConverged, Refused, Unreadable)
 from ansible_collections.homeflare.proxmox.plugins.module_utils.families import (
-    ceph_flag, ceph_fs, ceph_mgr, ceph_mon, ceph_osd, ceph_pool, zfs_pool)
+    ceph_flag, ceph_fs, ceph_mds, ceph_mgr, ceph_mon, ceph_osd, ceph_pool, zfs_pool)
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import ByteSize
 from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import ABSENT, reconcile
 from ansible_collections.homeflare.proxmox.plugins.module_utils.tasks import poll_until
@@ -217,10 +217,11 @@ def test_a_monitors_address_vector_reads_as_its_ips(addr, ips):
 def test_a_monitor_at_another_address_is_refused():
     client = Index([{'name': 'node1', 'host': 'node1', 'addr': '10.0.0.1:6789/0'}])
     with pytest.raises(Refused, match='mon_address'):
-        reconcile(client, ceph_mon.FAMILY, params(ceph_mon.FAMILY, node='node1', id='node1',
-                                                   mon_address=['10.0.0.9']))
-    assert reconcile(client, ceph_mon.FAMILY, params(ceph_mon.FAMILY, node='node1', id='node1',
-                                                      mon_address=['10.0.0.1']))['changed'] is False
+        reconcile(client, ceph_mon.FAMILY,
+                  params(ceph_mon.FAMILY, node='node1', id='node1', mon_address=['10.0.0.9']))
+    same = reconcile(client, ceph_mon.FAMILY, params(ceph_mon.FAMILY, node='node1', id='node1',
+                                                     mon_address=['10.0.0.1']))
+    assert same['changed'] is False
 
 
 def test_a_flag_is_set_and_cleared_never_created():
@@ -365,3 +366,16 @@ def test_poll_until_stops_at_the_first_true_answer_or_the_deadline():
     now[0] = 0.0
     assert poll_until(lambda: False, 1, clock=lambda: now[0], sleep=sleep) is False
     assert now[0] == pytest.approx(1.0)
+
+
+def test_a_create_only_key_pve_ignored_is_not_converged_naming_it():
+    class Mds(Index):
+        def post(self, path, form=None, role='provision'):
+            self.calls.append(('POST', path, form))
+            self.rows = [{'name': 'node3', 'host': 'node3', 'standby_replay': 0}]  # hotstandby ignored
+
+    client = Mds([])
+    with pytest.raises(NotConverged, match='hotstandby') as raised:
+        reconcile(client, ceph_mds.FAMILY, params(ceph_mds.FAMILY, node='node3', id='node3', hotstandby=True))
+    assert 'Nothing was written' not in str(raised.value)
+    assert client.calls[1] == ('POST', '/nodes/node3/ceph/mds/node3', {'hotstandby': '1'})
