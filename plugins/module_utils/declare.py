@@ -56,6 +56,7 @@ from ansible_collections.homeflare.proxmox.plugins.module_utils.families.storage
 from ansible_collections.homeflare.proxmox.plugins.module_utils.families.user import FAMILY as USER
 from ansible_collections.homeflare.proxmox.plugins.module_utils.families.vm import FAMILY as VM
 from ansible_collections.homeflare.proxmox.plugins.module_utils.families.zfs_pool import FAMILY as ZFS_POOL
+from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import ABSENT
 
 # Module name → family, in the order objects are created: what an object refers to exists before it
 # (the cluster role's order): a realm before its users, users before their tokens and grants, ZFS pools and
@@ -134,6 +135,11 @@ class Item:
         diff = self.family.diff(self.declaration, self.raw, self.plan)
         diff.update(before_header=self.name, after_header=self.name)
         return diff
+
+    def advice(self):
+        """What the family warns about a found object it will not write (a ZFS pool's other layout)."""
+        advise = getattr(self.family, 'advise', None)
+        return advise(self.declaration, self.raw) if advise and self.raw is not ABSENT else []
 
     def describe_drift(self):
         fields = ': %s' % ', '.join(self.plan.changed) if self.plan.changed else ''
@@ -295,7 +301,10 @@ class Declare:
                 counts['matched' if item.action == 'none' else item.action] += 1
         warnings = []
         for item in items:
-            warnings.extend((item.written or {}).get('warnings') or [])
+            if item.written is not None:
+                warnings.extend(item.written.get('warnings') or [])
+            elif item.plan is not None:
+                warnings.extend(item.advice())
         return dict(changed=bool(drifted), results=[item.entry() for item in items],
                     summary=counts, diff=[item.diff() for item in drifted], warnings=warnings)
 

@@ -351,13 +351,17 @@ def test_a_zfs_pool_is_never_written_after_its_create(sim, playbook, hardware):
     run = playbook([
         task(sim, 'zfs_pool', dict(tank, ashift=9, compression='zstd'), name='other options'),
         task(sim, 'zfs_pool', dict(tank, raidlevel='raidz', devices=other_disks + ZFS_DISKS[:1]), name='other layout'),
+        {'name': 'declared', 'homeflare.proxmox.declare': {
+            'objects': {'zfs_pool': [dict(tank, raidlevel='raidz', devices=other_disks + ZFS_DISKS[:1])]}}},
     ], check=False, diff=True, env=CONTROLLER)
     outcome = results(run)
     assert run.rc == 0, run
     for name in ('other options', 'other layout'):
         assert outcome[name]['result']['changed'] is False and outcome[name]['result']['plan']['action'] == 'none'
-    warnings = ' '.join(outcome['other layout']['result'].get('warnings', []))
-    assert 'raidz' in warnings and 'mirror' in warnings and other_disks[0] in warnings, outcome['other layout']
+    for name in ('other layout', 'declared'):
+        warnings = ' '.join(outcome[name]['result'].get('warnings', []))
+        assert 'raidz' in warnings and 'mirror' in warnings and other_disks[0] in warnings, outcome[name]
+    assert outcome['declared']['result']['changed'] is False
     assert sim.writes() == []
 
 
