@@ -356,18 +356,16 @@ def plan(family, declaration, raw):
         changed = [field.option for field in managed if not field.is_unset(declaration.desired(field))]
         return Plan(read, 'create', changed)
     current = family.current(raw)
+    changed = [field.option for field in managed
+               if not field.create_only and field.differs(declaration.desired(field), current[field.option])]
     if family.check_found:
-        family.check_found(declaration, raw, [])
+        family.check_found(declaration, raw, changed)
     for field in managed:
         if field.create_only and field.differs(declaration.desired(field), current[field.option]):
             raise Refused(
                 '%s: %s is %r on the server but the task declares %r; %s cannot be changed in place. '
                 'Nothing was written.' % (family.describe(declaration.ident), field.option, current[field.option],
                                           declaration.desired(field), field.option))
-    changed = [field.option for field in managed
-               if not field.create_only and field.differs(declaration.desired(field), current[field.option])]
-    if changed and family.check_found:
-        family.check_found(declaration, raw, changed)
     return Plan(read, 'update' if changed else 'none', changed)
 
 

@@ -41,7 +41,8 @@ class Osds(ItemStore):
         if disk is None:
             raise Refused('%s has no disk %s (GET /nodes/%s/disks/list); an OSD is declared by the disk it is on'
                           % (node, dev, node))
-        osdid = int(disk.get('osdid', -1) if disk.get('osdid') is not None else -1)
+        osdid = disk.get('osdid')
+        osdid = -1 if osdid is None else int(osdid)  # -1: the disk holds no OSD
         if osdid < 0:
             return ABSENT
         tree = client.get(family.collection_path(ident), role=family.read_role) or {}
