@@ -129,6 +129,7 @@ BAD_INPUT = [
     ('ceph_mon', {'node': 'node3', 'id': 'node3', 'mon_address': ['10.0.0.300']}, 'mon_address'),
     ('ceph_mon', {'node': 'node3', 'id': 'node3', 'state': 'absent'}, 'confirm_removal'),
     ('ceph_mgr', {'node': 'node3', 'id': 'x' * 201}, 'id'),
+    ('ceph_mgr', {'node': 'node3', 'id': 'node3', 'state': 'absent'}, 'confirm_removal'),
     ('ceph_mds', {'node': 'node3', 'id': 'node3', 'hotstandby': 'maybe'}, 'hotstandby'),
     ('ceph_mds', {'node': 'node3', 'id': 'node3', 'state': 'absent'}, 'confirm_removal'),
     ('ceph_fs', {'node': 'node3', 'name': 'shared', 'pg_num': 4}, 'pg_num'),
