@@ -20,11 +20,14 @@ Ported from proxmox-rs ``proxmox-rest-server`` (``rest.rs``, ``formatter.rs``),
   token id is parsed like ``Authid::from_str`` (``=secret`` after the id ->
   ``invalid token name``); unknown/disabled -> ``user account or token disabled
   or expired.``; wrong secret -> ``invalid credentials``.
-* Permissions are not simulated: every token that authenticates has every
-  privilege (the root token ``root@pam!sim`` is the only one by default).
+* Permissions (``pbs_access.py``): after the route lookup and auth, the method's
+  schema ``permissions`` are checked like proxmox-router ``check_api_permission``
+  against acl.cfg (URI parameters only) -> 403 ``permission check failed``;
+  tokens are privilege-separated, so ``root@pam!sim`` holds ``Admin`` on ``/``
+  through a seeded ACL entry.
 
-State shares nothing with the PVE cluster: ``PbsState`` is datastore.cfg, the
-token shadow and the task list of one PBS host.
+State shares nothing with the PVE cluster: ``PbsState`` is datastore.cfg,
+user.cfg, the token shadow, acl.cfg and the task list of one PBS host.
 """
 
 import hashlib
@@ -162,10 +165,24 @@ class PbsState:
         self.lock = threading.RLock()
         self.node = node
         self.version = {"version": "4.1", "release": "2", "repoid": secrets.token_hex(20)}
-        self.users = {"root@pam": {"enable": True, "expire": 0}}
-        self.tokens = {}          # "user@realm!name" -> {"secret", "enable", "expire"}
+        # user.cfg as PBS stores it: only the keys that are set ("enable" only once false/explicit)
+        self.users = {"root@pam": {"comment": "Superuser"}}  # userid -> {"comment"?, "enable"?, ...}
+        self.tokens = {}          # "user@realm!name" -> {"comment"?, "enable"?, "expire"?}
+        self.token_shadow = {}    # "user@realm!name" -> salted hash of the secret (token.shadow)
+        self.forbidden_delay = 0.0  # seconds a 403 waits (PBS: 0.5 s from the request's start)
         self.datastores = OrderedDict()
         self.prune_jobs = OrderedDict()
+        # acl.cfg (pbs_access.py): tokens are privilege-separated, so the simulator's own token gets
+        # Admin on / here (root@pam itself needs no entry: the superuser has every privilege)
+        self.acl = [{"path": "/", "ugid": f"{PBS_TOKEN_USER}!{PBS_TOKEN_NAME}", "ugid_type": "user",
+                     "roleid": "Admin", "propagate": True}]
+        # issue 12 (pbs_jobs.py owns these): sync.cfg, verification.cfg, remote.cfg
+        self.sync_jobs = OrderedDict()
+        self.verify_jobs = OrderedDict()
+        self.remotes = OrderedDict()
+        # issue 12 (pbs_notify.py owns these): notifications.cfg (+ priv/notifications.cfg secrets)
+        self.notification_endpoints = OrderedDict()   # name -> {"type": "sendmail"|"smtp"|"gotify"|"webhook", ...}
+        self.notification_matchers = OrderedDict()
         self.tasks = {}
         self.task_duration = 0.0  # seconds a create/delete-datastore task runs
         # the API daemon's pid/pstart (every PBS worker task shares them)
@@ -173,23 +190,109 @@ class PbsState:
         self.pstart = secrets.randbelow(0xFFFFFFF - 0x100000) + 0x100000
         self._task_counter = 0
 
-    def add_token(self, userid, tokenname, secret=None, enable=True, expire=0):
+    # -- user.cfg, token.shadow (pbs-config user.rs, token_shadow.rs) ------------------
+    def add_user(self, userid, **config):
+        """A user.cfg entry as POST /access/users stores it (a test's shortcut)."""
         with self.lock:
-            self.users.setdefault(userid, {"enable": True, "expire": 0})
-            secret = secret or str(uuid.uuid4())
-            self.tokens[f"{userid}!{tokenname}"] = {"secret": secret, "enable": bool(enable),
-                                                    "expire": int(expire or 0)}
-            return secret
+            self.users[userid] = dict(config)
+
+    def add_token(self, userid, tokenname, secret=None, enable=True, expire=0):
+        """A token (its user is created when missing); returns the secret."""
+        with self.lock:
+            self.users.setdefault(userid, {})
+            config = {}
+            if not enable:
+                config["enable"] = False
+            if expire:
+                config["expire"] = int(expire)
+            self.tokens[f"{userid}!{tokenname}"] = config
+            return self.set_token_secret(f"{userid}!{tokenname}", secret)
+
+    def set_token_secret(self, tokenid, secret=None):
+        """token_shadow::generate_and_set_secret: only a salted hash is kept."""
+        secret = secret or str(uuid.uuid4())
+        salt = secrets.token_hex(8)
+        self.token_shadow[tokenid] = f"{salt}${hashlib.sha256((salt + secret).encode()).hexdigest()}"
+        return secret
+
+    def token_secret_matches(self, tokenid, secret):
+        salt, _sep, digest = self.token_shadow.get(tokenid, "$").partition("$")
+        return secrets.compare_digest(hashlib.sha256((salt + secret).encode()).hexdigest(), digest)
+
+    @staticmethod
+    def _is_active(config, now):
+        """User::is_active / ApiToken::is_active: enable defaults to true, expire 0 = never."""
+        expire = config.get("expire") or 0
+        return config.get("enable", True) is not False and not (expire and expire < now)
 
     def authid_active(self, userid, token):
         user = self.users.get(userid)
         now = time.time()
-        if user is None or not user.get("enable") or (user.get("expire") and user["expire"] < now):
+        if user is None or not self._is_active(user, now):
             return False
         if token is None:
             return True
         info = self.tokens.get(f"{userid}!{token}")
-        return bool(info and info["enable"] and not (info["expire"] and info["expire"] < now))
+        return info is not None and self._is_active(info, now)
+
+    def _section_text(self, kind, sections, id_key):
+        out = []
+        for section_id, cfg in sections.items():
+            out.append(f"{kind}: {section_id}\n")
+            out.extend(f"\t{key} {self._render(value)}\n" for key, value in cfg.items() if key != id_key)
+            out.append("\n")
+        return "".join(out)
+
+    def user_digest(self):
+        text = self._section_text("user", self.users, "userid") + self._section_text("token", self.tokens, "tokenid")
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    # -- acl.cfg (pbs-config acl.rs AclTree) -------------------------------------------
+    @staticmethod
+    def acl_path(path):
+        """split_acl_path joined again: the path an entry is stored under."""
+        return "/" + "/".join(c for c in path.split("/") if c)
+
+    def acl_insert(self, path, ugid, roleid, propagate=True, ugid_type="user"):
+        """AclTreeNode::insert_user_role: NoAccess replaces every role of ``ugid`` on the node,
+        any other role drops a NoAccess there."""
+        path = self.acl_path(path)
+        same = [e for e in self.acl if (e["path"], e["ugid"], e["ugid_type"]) == (path, ugid, ugid_type)]
+        for entry in same:
+            if roleid == "NoAccess" or entry["roleid"] in ("NoAccess", roleid):
+                self.acl.remove(entry)
+        self.acl.append({"path": path, "ugid": ugid, "ugid_type": ugid_type, "roleid": roleid,
+                         "propagate": bool(propagate)})
+
+    def acl_delete(self, path, ugid, roleid, ugid_type="user"):
+        """AclTree::delete_user_role: never fails."""
+        key = (self.acl_path(path), ugid, ugid_type, roleid)
+        self.acl = [e for e in self.acl if (e["path"], e["ugid"], e["ugid_type"], e["roleid"]) != key]
+
+    def acl_delete_authid(self, authid):
+        self.acl = [e for e in self.acl if not (e["ugid_type"] == "user" and e["ugid"] == authid)]
+
+    def acl_text(self):
+        """acl.cfg as AclTree::write_node_config writes it (root@pam's own entries are not saved)."""
+        lines = []
+        for path in sorted({e["path"] for e in self.acl}, key=lambda p: [c for c in p.split("/") if c]):
+            for propagate in (False, True):
+                roles_of = {}
+                for e in self.acl:
+                    if e["path"] == path and e["propagate"] == propagate and e["ugid"] != "root@pam":
+                        ugid = e["ugid"] if e["ugid_type"] == "user" else f"@{e['ugid']}"
+                        roles_of.setdefault(e["roleid"], set()).add(ugid)
+                grouped = {}
+                for role, ugids in roles_of.items():
+                    grouped.setdefault(",".join(sorted(ugids)), set()).add(role)
+                for uglist in sorted(grouped):
+                    roles = grouped[uglist]
+                    role_list = "NoAccess" if "NoAccess" in roles else ",".join(sorted(roles))
+                    lines.append(f"acl:{int(propagate)}:{path}:{uglist}:{role_list}\n")
+        return "".join(lines)
+
+    def acl_digest(self):
+        return hashlib.sha256(self.acl_text().encode()).hexdigest()
 
     # -- datastore.cfg -------------------------------------------------------
     @staticmethod
@@ -268,6 +371,18 @@ class Ctx:
     authid: str
     params: dict
     schema: dict
+
+    def check_privs(self, path, privs, partial=False):
+        """A handler's own privilege check (pbs-config ``CachedUserInfo::check_privs``): ``path`` is a list of
+        components (``["datastore", "store1"]``); unless the auth id has every one of ``privs`` there
+        (``partial``: any one) raise PbsError(400, "missing permissions 'A&B' on '/datastore/store1'") --
+        PBS bails with a plain error there, so the status is 400, not 403."""
+        pbs_access.check_privs(self.state, self.authid, path, privs, partial)
+        return True
+
+    def has_privs(self, path, privs, partial=False):
+        """The same test as a bool (handlers that filter a list or choose a branch, ``lookup_privs``)."""
+        return pbs_access.has_privs(self.state, self.authid, path, privs, partial)
 
 
 @dataclass
@@ -374,8 +489,7 @@ def datastore_delete(ctx):
     if name not in state.datastores:
         raise PbsError(404, f"datastore '{name}' does not exist.")
     if not params.get("keep-job-configs"):
-        for job_id in [j for j, job in state.prune_jobs.items() if job["store"] == name]:
-            del state.prune_jobs[job_id]
+        pbs_jobs.drop_datastore_jobs(state, name)
 
     def done():
         state.datastores.pop(name, None)
@@ -394,9 +508,10 @@ def _task(ctx):
         parse_authid(owner)
     except PbsAuthError as err:
         raise PbsError(400, str(err)) from err
-    # check_task_access: the owner (or the user owning the token) may always
-    # read; anybody else needs Sys.Audit on /system/tasks, which every
-    # simulated token has (permissions are not simulated).
+    # check_task_access: the owner (or the user owning the token) may always read; anybody else needs
+    # Sys.Audit on /system/tasks
+    if ctx.authid not in (owner, owner.split("!")[0]) and not ctx.has_privs(["system", "tasks"], ["Sys.Audit"]):
+        raise PbsError(400, "task access not allowed")
     return m, task, owner
 
 
@@ -533,10 +648,9 @@ class PbsApi:
             secret = urllib.parse.unquote(secret)
             if token is None:
                 raise PbsAuthError("not an API token ID")
-            info = state.tokens.get(f"{userid}!{token}")
-            if info is None:
+            if f"{userid}!{token}" not in state.tokens:
                 raise PbsAuthError("invalid API token")
-            if not secrets.compare_digest(info["secret"].encode(), secret.encode()):
+            if not state.token_secret_matches(f"{userid}!{token}", secret):
                 raise PbsAuthError("invalid credentials")
         return f"{userid}!{token}"
 
@@ -579,6 +693,12 @@ class PbsApi:
         if found is None:
             return plain(404, f"Path '{full_path}' not found.")
         template, info, uri_params = found
+        with self.state.lock:
+            allowed = pbs_access.api_permission_ok(self.state, perms, authid, uri_params)
+        if not allowed:
+            # rest.rs: the answer waits until 0.5 s after the request started
+            time.sleep(self.state.forbidden_delay)
+            return plain(403, "permission check failed")
         try:
             params = self._parameters(req, query, info.get("parameters") or {}, uri_params)
             handler = ROUTES.get((req.method, template))
@@ -631,3 +751,7 @@ class PbsApi:
                   if k != "_dc"]
         pairs += list(uri_params.items())
         return pbs_schema.parse_parameter_strings(pschema, pairs, True)
+
+
+# The issue 12 endpoints register their routes on import (they import ``route`` from here).
+from . import pbs_access, pbs_jobs, pbs_notify  # noqa: E402,F401  pylint: disable=unused-import
