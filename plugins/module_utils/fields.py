@@ -15,6 +15,7 @@ __metaclass__ = type
 import difflib
 import re
 
+from ansible_collections.homeflare.proxmox.plugins.module_utils.calendar_event import parse_calendar_event
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError
 from ansible_collections.homeflare.proxmox.plugins.module_utils.formats import FORMATS, why_not
 
@@ -39,6 +40,8 @@ class Field:
                    metric server's ``server`` and ``port``, an HA rule's ``type``, an interface's address, which a
                    PUT without it drops); a create-only field so marked is re-sent as is.
     ``absent_means`` the canonical value of a key the server left out (the kind's empty value otherwise).
+    ``delete_param`` a parameter of the removal only (PBS's ``destroy-data``): sent with the DELETE when declared and
+                   true, never read, compared or sent otherwise.
     ``send_with``  wire names whose update also sends this field when declared (Ceph resets a pool's min_size when
                    its size changes, so a declared min_size goes with every size write).
     ``create_param`` a parameter of the create call that PVE keeps nowhere readable (a container's template, the
@@ -57,7 +60,7 @@ class Field:
     def __init__(self, wire, option=None, default=UNMANAGED, create_only=False, secret=False, clear='empty',
                  choices=None, pattern=None, required=False, minimum=None, maximum=None, normalise=None,
                  absent_means=MISSING, format=None, min_length=None, max_length=None, schema_key=MISSING,
-                 always_send=False, create_param=False, send_with=()):
+                 always_send=False, create_param=False, send_with=(), delete_param=False):
         if absent_means is not MISSING:
             self.unset = absent_means
         self.wire = wire
@@ -76,6 +79,7 @@ class Field:
         self.schema_key = wire if schema_key is MISSING else schema_key
         self.always_send = always_send
         self.send_with = tuple(send_with)
+        self.delete_param = delete_param
         self.create_param = create_param
         self.required = required
         self.minimum = minimum
@@ -89,7 +93,7 @@ class Field:
     @property
     def compared(self):
         """Whether the live object carries this field at all (a secret or a create parameter it does not)."""
-        return not self.secret and not self.create_param
+        return not self.secret and not self.create_param and not self.delete_param
 
     def argument_spec(self):
         spec = dict(type=self.ansible_type)
@@ -161,6 +165,17 @@ class Field:
 
 class Text(Field):
     pass
+
+
+class CalendarEvent(Text):
+    """A calendar event (proxmox-time: ``daily``, ``mon..fri 02:00``), checked where the schema names no format for it
+    (PBS's schedules: its rule is code, not schema)."""
+
+    def check_text(self, text):
+        super(CalendarEvent, self).check_text(text)
+        reason = parse_calendar_event(text)
+        if reason:
+            self.refuse(text, 'is not a calendar event (%s)' % reason)
 
 
 class Flag(Field):

@@ -77,13 +77,20 @@ class ItemStore:
 
     @staticmethod
     def read_at(client, family, path, params=None):
-        """A read at ``path``; the family's typed absence answer is ABSENT, any other failure is raised."""
+        """A read at ``path``; the family's typed absence answer is ABSENT, any other failure is raised.
+        PBS answers a section's digest beside ``data``: it is kept with the object, as PVE keeps it inside."""
         try:
-            return client.get(path, params=params, role=family.read_role) or {}
+            if family.scheme != 'pbs':
+                return client.get(path, params=params, role=family.read_role) or {}
+            reply = client.request('GET', path, params, role=family.read_role)
         except ApiError as exc:
             if family.absence.matches(exc):
                 return ABSENT
             raise
+        raw = reply.data or {}
+        if isinstance(raw, dict) and reply.extras.get('digest') and 'digest' not in raw:
+            raw = dict(raw, digest=reply.extras['digest'])
+        return raw
 
     def read_unlisted(self, client, family, ident):
         """The family's list lacks this row; lists are filtered by privilege, so only the item read decides."""
@@ -98,8 +105,8 @@ class ItemStore:
     def update(self, client, family, ident, form, live):
         return client.put(family.path(ident), form, role=family.write_role)
 
-    def delete(self, client, family, ident):
-        return client.delete(family.path(ident), role=family.write_role)
+    def delete(self, client, family, ident, params=None):
+        return client.delete(family.path(ident), params=params, role=family.write_role)
 
 
 class ConfirmedAbsenceStore(ItemStore):
@@ -372,6 +379,8 @@ def plan(family, declaration, raw):
 def create_form(family, declaration):
     form = {}
     for field in family.fields:
+        if field.delete_param:
+            continue
         value = declaration.values.get(field.option) if field.secret else declaration.desired(field)
         if value is UNMANAGED or value is None or (not field.secret and field.is_unset(value)):
             continue
@@ -496,7 +505,16 @@ def write(client, family, declaration, the_plan, raw):
     if the_plan.action == 'update':
         return family.store.update(client, family, ident, update_form(family, declaration, the_plan.changed, raw),
                                    raw)
+    removal = delete_params(family, declaration)
+    if removal:
+        return family.store.delete(client, family, ident, removal)
     return family.store.delete(client, family, ident)
+
+
+def delete_params(family, declaration):
+    """The removal's own parameters the task declared (``destroy-data=1``): only what was asked for is sent."""
+    return dict((field.wire, field.encode(declaration.values[field.option])) for field in family.fields
+                if field.delete_param and declaration.values.get(field.option))
 
 
 def met_another_writer(family, the_plan, exc):

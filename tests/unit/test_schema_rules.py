@@ -29,6 +29,8 @@ from simulator.schema import check_format
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SCHEMA = os.environ.get('PVE_API_SCHEMA') or os.path.join(REPO, '..', 'shared', 'pve-api', 'pve-api-schema.json')
+# PBS families are checked against PBS's own schema, beside PVE's.
+PBS_SCHEMA = os.path.join(os.path.dirname(SCHEMA), 'pbs-api-schema.json')
 
 
 @pytest.fixture(scope='module')
@@ -39,8 +41,7 @@ def schema_text():
         return handle.read()
 
 
-@pytest.fixture(scope='module')
-def calls(schema_text):
+def schema_calls(text):
     """(method, path) -> the method's parameter properties."""
     found = {}
 
@@ -50,9 +51,18 @@ def calls(schema_text):
         for child in node.get('children') or []:
             walk(child)
 
-    for node in json.loads(schema_text):
+    for node in json.loads(text):
         walk(node)
     return found
+
+
+@pytest.fixture(scope='module')
+def calls(schema_text):
+    """Per scheme, (method, path) -> the method's parameter properties."""
+    if not os.path.isfile(PBS_SCHEMA):
+        pytest.skip('the official PBS schema is not at %s' % PBS_SCHEMA)
+    with open(PBS_SCHEMA) as handle:
+        return {'pve': schema_calls(schema_text), 'pbs': schema_calls(handle.read())}
 
 
 def all_families():
@@ -71,7 +81,9 @@ KINDS = {'boolean': (Flag,), 'integer': (Integer,)}
 
 
 def perl_pattern(text):
-    """A schema pattern in Python syntax: Perl's (?^:...) and (?^i:...) groups."""
+    """A schema pattern in Python syntax: Perl's (?^:...) and (?^i:...) groups; PBS's /.../ with POSIX classes."""
+    if text.startswith('/') and text.endswith('/'):
+        text = text[1:-1].replace('[[:^cntrl:]]', r'[^\x00-\x1f\x7f]').replace('[:cntrl:]', r'\x00-\x1f\x7f')
     return text.replace('(?^:', '(?:').replace('(?^i:', '(?i:')
 
 
@@ -84,8 +96,9 @@ def typetext_keys(typetext):
 @pytest.mark.parametrize('family, field', FIELDS, ids=['%s.%s' % (f.name, fd.option) for f, fd in FIELDS])
 def test_each_field_carries_the_schemas_rules(calls, family, field):
     method, path = family.schema
-    assert (method, path) in calls, 'the schema has no %s %s' % (method, path)
-    prop = calls[(method, path)].get(field.schema_key)
+    scheme_calls = calls[family.scheme]
+    assert (method, path) in scheme_calls, 'the schema has no %s %s' % (method, path)
+    prop = scheme_calls[(method, path)].get(field.schema_key)
     assert prop is not None, '%s %s takes no parameter %r' % (method, path, field.schema_key)
 
     kinds = KINDS.get(prop.get('type'))
@@ -107,7 +120,11 @@ def test_each_field_carries_the_schemas_rules(calls, family, field):
 
     schema_format = prop.get('format')
     if isinstance(field, PropertyString) and field.keys is not None:
-        keys = set(schema_format) if isinstance(schema_format, dict) else set(typetext_keys(prop.get('typetext')))
+        if isinstance(schema_format, dict):
+            # PVE's format is the keys' schemas; PBS's an object schema holding them under ``properties``.
+            keys = set(schema_format['properties'] if schema_format.get('type') == 'object' else schema_format)
+        else:
+            keys = set(typetext_keys(prop.get('typetext')))
         assert keys == set(field.keys)
         for key, shape in typetext_keys(prop.get('typetext')).items():
             kind = Flag if shape == '1|0' else Integer if shape == 'N' else None

@@ -451,7 +451,8 @@ def test_deleting_a_built_in_resets_it_and_the_core_calls_that_removed(sim):
 
 def test_the_endpoint_type_table_is_the_schemas(calls):
     for kind, table in notification_endpoint.TYPES.items():
-        taken = set(calls[('POST', '/cluster/notifications/endpoints/%s' % kind)]) - {'name', 'comment', 'disable'}
+        call = calls['pve'][('POST', '/cluster/notifications/endpoints/%s' % kind)]
+        taken = set(call) - {'name', 'comment', 'disable'}
         assert sorted(table['options']) == sorted(taken), kind
 
 
@@ -469,6 +470,8 @@ def test_what_a_family_clears_with_delete_pve_can_delete(module, kinds):
 
 class OwnCall:
     """A family seen through one endpoint type's create call (the family's schema is smtp's)."""
+
+    scheme = 'pve'
 
     def __init__(self, kind):
         self.schema = ('POST', '/cluster/notifications/endpoints/%s' % kind)
