@@ -156,7 +156,7 @@ class Family:
                  scheme='pve', read_role='read', write_role='provision', retain=False, send_digest=False,
                  task_timeout=None, view=None, report=None, store=None, check_declaration=None, listing=None,
                  schema=None, check_create=None, singleton=False, created=None, list_delete=False, removed=None,
-                 type_rules=None, settle=None, check_found=None, advise=None):
+                 type_rules=None, settle=None, check_found=None, advise=None, check_write=None, options=None):
         self.name = name
         self.identity = identity
         self.fields = fields
@@ -198,6 +198,12 @@ class Family:
         self.check_found = check_found
         # advise(declaration, raw) -> warnings about a found object nothing can write (a ZFS pool's layout).
         self.advise = advise
+        # check_write(declaration, raw, plan) refuses, in a real run only, a write the task did not confirm (a
+        # prune job's narrowed retention: check mode warns through advise, a real run needs the confirmation).
+        self.check_write = check_write
+        # Options of the module that are not fields (a confirmation): name -> argument spec; their values are
+        # the declaration's ``options``.
+        self.options = options or {}
         # The call whose parameters the fields' copied rules come from (checked against the official schema).
         self.schema = schema or ('POST', collection if create_on == 'collection' else item)
 
@@ -226,6 +232,7 @@ class Family:
             spec['task_timeout'] = dict(type='int', default=self.task_timeout)
         if self.settle:
             spec['settle_timeout'] = dict(type='int', default=self.settle)
+        spec.update((name, dict(option)) for name, option in self.options.items())
         return spec
 
     # -- paths and forms -------------------------------------------------------------------
@@ -273,7 +280,9 @@ class Family:
         if settle is not None and settle < 0:
             raise DeclarationError('option settle_timeout: %r is below the minimum 0' % settle)
         return Declaration(ident, declared, state, params.get('task_timeout') or self.task_timeout,
-                           settle=self.settle if settle is None else settle)
+                           settle=self.settle if settle is None else settle,
+                           options=dict((name, params.get(name, option.get('default')))
+                                        for name, option in self.options.items()))
 
     def managed(self, declaration):
         """Fields compared in this run: declared ones, and undeclared ones that mean a default (of those the
@@ -320,13 +329,15 @@ class Family:
 
 
 class Declaration:
-    def __init__(self, ident, values, state, task_timeout, settle=None):
+    def __init__(self, ident, values, state, task_timeout, settle=None, options=None):
         self.ident = ident
         self.values = values
         self.state = state
         self.task_timeout = task_timeout
         # Seconds a write may take to show after its task ended (the family's settle, or the task's settle_timeout).
         self.settle = settle
+        # The family's own options that are not fields (Family.options).
+        self.options = options or {}
 
     def desired(self, field):
         return self.values[field.option] if field.option in self.values else field.default
@@ -444,6 +455,8 @@ def reconcile(client, family, params, check_mode=False):
     if check_mode or the_plan.action == 'none':
         result['object'] = family.live_object(ident, raw, managed)
         return result
+    if family.check_write:
+        family.check_write(declaration, raw, the_plan)
 
     seen = [raw]  # the object as last read: a re-judge reads it again
 
