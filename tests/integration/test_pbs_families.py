@@ -122,3 +122,38 @@ def test_the_pbs_families_lifecycle(sim, playbook, path):
     for module in MODULES:
         assert outcome[module]['changed'] is False and outcome[module]['object'] == {}, module
     assert sim.writes() == []
+
+
+def test_pbs_credentials_minted_by_openbao_directly_and_through_the_lookup(sim, playbook):
+    minted = {'api_host': sim.pbs_members, 'ca_path': sim.ca_path, 'bao_addr': sim.bao_addr,
+              'bao_token': sim.bao_token, 'bao_ca_path': sim.ca_path, 'bao_creds_mount': sim.bao_pbs_mount}
+    lookup = "{{ lookup('homeflare.proxmox.token', bao_addr='%s', bao_token='%s', bao_ca_path='%s', " \
+             "bao_creds_mount='%s', role='provision', scheme='pbs') }}" % (
+                 sim.bao_addr, sim.bao_token, sim.ca_path, sim.bao_pbs_mount)
+    looked_up = {'api_host': sim.pbs_members, 'ca_path': sim.ca_path, 'api_token_id': '{{ pbs_token.token_id }}',
+                 'api_token_secret': '{{ pbs_token.secret }}'}
+    sim.clear_log()
+    run = playbook([
+        {'name': 'minted', 'homeflare.proxmox.pbs_datastore': dict(store(name='minted'), **minted)},
+        {'name': 'looked up', 'homeflare.proxmox.pbs_datastore': dict(store(name='looked'), **looked_up)},
+    ], defaults={}, play_extra={'vars': {'pbs_token': lookup}}, verbosity=4)
+    assert run.rc == 0, run
+    assert set(sim.pbs_state.datastores) == {'minted', 'looked'}
+    # every request carried a token minted on the PBS mount: reads with the read role, writes with provision
+    users = set(entry['token_id'].split('!')[0] for entry in sim.log if entry['path'].startswith('/config/datastore'))
+    assert users == {'hf-read@pbs', 'hf-provision@pbs'}, users
+    assert sim.bao_token not in run.output
+
+
+def test_a_pve_module_pointed_at_pbs_fails_clearly_and_is_never_absent(sim, playbook):
+    """A PVE header (PVEAPIToken) reaches PBS: PBS answers 401 to everything, which is never "absent"."""
+    wrong = dict(pbs_connection(sim), api_token_id=sim.token_id, api_token_secret=sim.token_secret)
+    sim.clear_log()
+    run = playbook([{'name': 'pve module', 'homeflare.proxmox.pool': {'poolid': 'lab'}, 'ignore_errors': True},
+                    {'name': 'pve token', 'homeflare.proxmox.pbs_datastore': store(), 'ignore_errors': True}],
+                   defaults=wrong)
+    for line in run.results:
+        result = line['result']
+        assert line['status'] == 'failed' and result['error'] == 'AuthenticationFailed', line
+        assert 'plan' not in result
+    assert sim.writes() == []

@@ -1,4 +1,4 @@
-"""An OpenBao/Vault dynamic-secrets mount that mints PVE API tokens.
+"""OpenBao/Vault dynamic-secrets mounts that mint PVE and PBS API tokens.
 
 No Proxmox secrets plugin can run in the tests, so the simulator serves the
 engine itself, on its own TLS port (same CA as the members), in Vault's HTTP
@@ -18,6 +18,10 @@ API shape:
   mount -> 404 with no errors; a write to ``creds/<role>`` -> 405
   ``unsupported operation``; unknown role -> 400 ``unknown role: <name>``
   (what Vault's database and PKI engines answer for a missing role).
+* A second mount (``PBS_MOUNT``) mints Proxmox Backup Server tokens the same way into the PBS server's
+  state: user ``hf-<role>@pbs`` (created on first use), token ``<role>-<unixtime>-<counter>`` with its
+  ``expire``, and the role's ACL entry on the token *and* on the user (PBS tokens are always
+  privilege-separated). Its roles: ``read`` = ``Audit`` and ``provision`` = ``Admin`` on ``/``.
 * ``GET /v1/sys/health`` (no token) and ``GET /v1/auth/token/lookup-self``
   answer minimally, so clients that probe before reading work.
 
@@ -39,6 +43,7 @@ from .formats import TOKENID_RE, USERID_RE
 from .pve import Response, split_target
 
 DEFAULT_MOUNT = "proxmox-sim"
+PBS_MOUNT = "proxmox-backup-sim"
 _LEASE_CHARS = string.ascii_letters + string.digits
 
 
@@ -83,10 +88,14 @@ class BaoEngine:
         self.fault = None
         self.counter = 0
         self.minted_ids = []      # [(full token id, role name)] in mint order
+        self.pbs_minted_ids = []  # the same for the PBS mount
         self.log = []
         self._lock = threading.Lock()
         self.configure_role("read", roleid="PVEAuditor", path="/", ttl=3600)
         self.configure_role("provision", roleid="Administrator", path="/", ttl=300)
+        self.pbs_mount = PBS_MOUNT
+        self.pbs_roles = {"read": BaoRole("read", "Audit", "/", 3600),
+                          "provision": BaoRole("provision", "Admin", "/", 300)}
 
     # -- configuration ------------------------------------------------------
     def configure_role(self, name, roleid="PVEAuditor", path="/", ttl=3600):
@@ -159,14 +168,15 @@ class BaoEngine:
         if rel == "auth/token/lookup-self" and req.method == "GET":
             return self._lookup_self(token)
         mount, _sep, rest = rel.partition("/")
-        if mount != self.mount:
+        if mount not in (self.mount, self.pbs_mount):
             return _errors(404, f'no handler for route "{rel}". route entry not found.')
         parts = rest.split("/")
         if len(parts) != 2 or parts[0] != "creds" or not parts[1]:
             return _errors(404)
         if req.method != "GET":
             return _errors(405, "unsupported operation")
-        return self._mint(urllib.parse.unquote(parts[1]))
+        name = urllib.parse.unquote(parts[1])
+        return self._mint_pbs(name) if mount == self.pbs_mount else self._mint(name)
 
     def _accepted(self):
         with self._lock:
@@ -210,9 +220,35 @@ class BaoEngine:
             state.set_acl(role.path, role.roleid, users=userid, tokens=full, propagate=1)
         with self._lock:
             self.minted_ids.append((full, name))
+        return self._lease(self.mount, name, role, full, secret)
+
+    def _mint_pbs(self, name):
+        """A PBS token for ``name`` (the PBS server's user, token and ACL entries), as _mint does for PVE."""
+        role = self.pbs_roles.get(name)
+        if role is None:
+            return _errors(400, f"unknown role: {name}")
+        state = self.sim.pbs.state
+        now = int(time.time())
+        with self._lock:
+            self.counter += 1
+            tokenid = f"{name}-{now}-{self.counter}"
+        userid = f"hf-{name}@pbs"
+        with state.lock:
+            if userid not in state.users:
+                state.add_user(userid)
+            secret = state.add_token(userid, tokenid, expire=now + role.ttl)
+            full = f"{userid}!{tokenid}"
+            for authid in (userid, full):
+                state.acl_insert(role.path, authid, role.roleid, propagate=True)
+        with self._lock:
+            self.pbs_minted_ids.append((full, name))
+        return self._lease(self.pbs_mount, name, role, full, secret)
+
+    @staticmethod
+    def _lease(mount, name, role, full, secret):
         lease = "".join(_LEASE_CHARS[byte % len(_LEASE_CHARS)] for byte in secrets.token_bytes(24))
         body = {"request_id": str(uuid.uuid4()),
-                "lease_id": f"{self.mount}/creds/{name}/{lease}",
+                "lease_id": f"{mount}/creds/{name}/{lease}",
                 "renewable": False, "lease_duration": role.ttl,
                 "data": {"token_id": full, "secret": secret},
                 "wrap_info": None, "warnings": None, "auth": None}

@@ -375,6 +375,11 @@ class Simulator:
                 "api_token_secret": self.token_secret, "ca_path": self.ca_path}
 
     @property
+    def bao_pbs_mount(self):
+        """The engine's mount that mints Proxmox Backup Server tokens."""
+        return self.bao.pbs_mount
+
+    @property
     def bao_addr(self):
         return f"https://{self._bao_member.address}" if self._bao_member else None
 

@@ -390,3 +390,21 @@ def test_startup_is_fast():
         elapsed = time.monotonic() - start
         assert fresh.bao_addr and fresh.pbs_members
     assert elapsed < 0.3
+
+
+def test_the_pbs_mount_mints_privilege_separated_pbs_tokens(sim):
+    status, _reason, body, _headers = bao(sim, f"/v1/{sim.bao_pbs_mount}/creds/read")
+    assert status == 200, body
+    lease = json.loads(body)
+    token_id, secret = lease["data"]["token_id"], lease["data"]["secret"]
+    assert token_id.startswith("hf-read@pbs!read-") and lease["lease_id"].startswith(f"{sim.bao_pbs_mount}/creds/read/")
+    # the read role (Audit on /) reads the datastores and cannot create one
+    assert sim.pbs_request("GET", "/config/datastore", token=(token_id, secret))[0] == 200
+    assert sim.pbs_request("POST", "/config/datastore", {"name": "nope", "path": "/mnt/nope"},
+                           token=(token_id, secret))[0] == 403
+    status, _reason, body, _headers = bao(sim, f"/v1/{sim.bao_pbs_mount}/creds/provision")
+    provision = json.loads(body)["data"]
+    assert sim.pbs_request("POST", "/config/datastore", {"name": "yes1", "path": "/mnt/yes"},
+                           token=(provision["token_id"], provision["secret"]))[0] == 200
+    # the PVE cluster knows nothing of them
+    assert "hf-read@pbs" not in sim.state.users
