@@ -44,6 +44,7 @@ from ansible_collections.homeflare.proxmox.plugins.module_utils.families.network
 from ansible_collections.homeflare.proxmox.plugins.module_utils.families.node_network import FAMILY as NODE_NETWORK
 from ansible_collections.homeflare.proxmox.plugins.module_utils.families.notification_endpoint import FAMILY as NOTIFICATION_ENDPOINT
 from ansible_collections.homeflare.proxmox.plugins.module_utils.families.notification_matcher import FAMILY as NOTIFICATION_MATCHER
+from ansible_collections.homeflare.proxmox.plugins.module_utils.families.pbs_datastore import FAMILY as PBS_DATASTORE
 from ansible_collections.homeflare.proxmox.plugins.module_utils.families.pool import FAMILY as POOL
 from ansible_collections.homeflare.proxmox.plugins.module_utils.families.realm import FAMILY as REALM
 from ansible_collections.homeflare.proxmox.plugins.module_utils.families.replication_job import FAMILY as REPLICATION_JOB
@@ -73,12 +74,15 @@ ORDER = ['realm', 'role', 'group', 'pool', 'user', 'api_token', 'zfs_pool', 'cep
          'notification_endpoint', 'notification_matcher', 'lxc', 'vm', 'backup_job', 'replication_job', 'ha_resource',
          'ha_rule',
          'firewall_alias', 'firewall_ipset', 'firewall_rules', 'firewall_options', 'node_network', 'network_apply',
-         'sdn_zone', 'sdn_vnet', 'sdn_subnet', 'sdn_apply']
+         'sdn_zone', 'sdn_vnet', 'sdn_subnet', 'sdn_apply',
+         # A Proxmox Backup Server's own objects, declared in a task of their own (one task, one server).
+         'pbs_datastore']
 FAMILIES = tuple(zip(ORDER, (
     REALM, ROLE, GROUP, POOL, USER, API_TOKEN, ZFS_POOL, CEPH_MON, CEPH_MGR, CEPH_OSD, CEPH_POOL, CEPH_MDS, CEPH_FS,
     CEPH_FLAG, STORAGE, ACL, CLUSTER_OPTIONS, METRIC_SERVER, NOTIFICATION_ENDPOINT,
     NOTIFICATION_MATCHER, LXC, VM, BACKUP_JOB, REPLICATION_JOB, HA_RESOURCE, HA_RULE, FIREWALL_ALIAS, FIREWALL_IPSET,
-    FIREWALL_RULES, FIREWALL_OPTIONS, NODE_NETWORK, NETWORK_APPLY, SDN_ZONE, SDN_VNET, SDN_SUBNET, SDN_APPLY)))
+    FIREWALL_RULES, FIREWALL_OPTIONS, NODE_NETWORK, NETWORK_APPLY, SDN_ZONE, SDN_VNET, SDN_SUBNET, SDN_APPLY,
+    PBS_DATASTORE)))
 # The applies (staging.Applier): judged once every object has its plan, run after every write and
 # delete, each at most once per run and only when something is staged then: each node's network one
 # at a time, then SDN (whose apply would reload every node's staged interfaces too).
@@ -184,6 +188,12 @@ class Declare:
         if unknown:
             problems.append('objects: %s %s not a module declare takes (%s)' % (
                 ', '.join(unknown), 'is' if len(unknown) == 1 else 'are', ', '.join(sorted(self.modules))))
+        if len(self.schemes(objects)) > 1:
+            known = sorted(module for module in objects if module in self.modules)
+            problems.append('objects: %s are Proxmox Backup Server objects and %s Proxmox VE ones; one declare task '
+                            'talks to one server, so declare each in a task of its own' % (
+                                ', '.join(m for m in known if self.modules[m].scheme == 'pbs'),
+                                ', '.join(m for m in known if self.modules[m].scheme != 'pbs')))
         for module, family in self.families:
             entries = objects.get(module) or []
             if not isinstance(entries, list):
@@ -217,6 +227,14 @@ class Declare:
 
     def secret_values(self, params):
         return self.validate(params.get('objects'))[2]
+
+    def scheme_for(self, params):
+        """The server the declared objects live on: Proxmox VE, or a Proxmox Backup Server (pbs_* families)."""
+        schemes = self.schemes(params.get('objects'))
+        return schemes.pop() if len(schemes) == 1 else self.scheme
+
+    def schemes(self, objects):
+        return set(self.modules[module].scheme for module in (objects or {}) if module in self.modules)
 
     # -- the run -----------------------------------------------------------------------------
     def run(self, client, params, check_mode):

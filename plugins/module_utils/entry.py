@@ -37,6 +37,12 @@ def task_of(python_module):
     return task
 
 
+def scheme_of(task, params):
+    """The server a task talks to: a family's own scheme, or (declare) the one its objects' families share."""
+    scheme_for = getattr(task, 'scheme_for', None)
+    return scheme_for(params) if scheme_for else task.scheme
+
+
 def execute(task, params, check_mode, diff_mode):
     """Run one validated task; returns (result, warnings). A ProxmoxError becomes a failed result.
 
@@ -45,7 +51,7 @@ def execute(task, params, check_mode, diff_mode):
     """
     client = None
     try:
-        client = client_from_params(params, task.scheme)
+        client = client_from_params(params, scheme_of(task, params))
         result = task.run(client, params, check_mode)
     except ProxmoxError as exc:
         # A batch that failed part-way still says what it judged and wrote.

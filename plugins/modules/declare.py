@@ -45,7 +45,7 @@ options:
         V(ceph_flag), V(storage), V(acl), V(cluster_options), V(metric_server), V(notification_endpoint),
         V(notification_matcher), V(lxc), V(vm), V(backup_job), V(replication_job), V(ha_resource), V(ha_rule),
         V(firewall_alias), V(firewall_ipset), V(firewall_rules), V(firewall_options), V(node_network),
-        V(network_apply), V(sdn_zone), V(sdn_vnet), V(sdn_subnet), V(sdn_apply)); each value is a list of that
+        V(network_apply), V(sdn_zone), V(sdn_vnet), V(sdn_subnet), V(sdn_apply), V(pbs_datastore)); each value is a list of that
         module's options, for example a list of pools, each with a C(poolid) and a C(comment). V(cluster_options)
         takes a list of one.
       - V(firewall_rules) and V(firewall_options) take one item per scope (C(scope) with its C(group) or C(node)).
@@ -55,6 +55,9 @@ options:
       - Storage hardware (V(zfs_pool) and the V(ceph_*) families) comes before the storages on it - monitors and
         managers before OSDs, OSDs before pools, pools and metadata servers before CephFS. V(ceph_osd) needs a
         root@pam password login for the whole task (PVE lets no API token create or destroy an OSD).
+      - A Proxmox Backup Server's objects (the V(pbs_*) modules) are declared in a task of their own, with the
+        backup server's connection (port 8007); a task that mixes them with Proxmox VE objects is refused before any
+        request.
       - The applies run last, after every write and delete, each only if something is staged by then - V(network_apply)
         one item per node (C(node)), one node at a time, then V(sdn_apply) one item (C({})). In check mode an apply's
         plan also lists the objects of the same task that a real run would stage.

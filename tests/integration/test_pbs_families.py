@@ -157,3 +157,23 @@ def test_a_pve_module_pointed_at_pbs_fails_clearly_and_is_never_absent(sim, play
         assert line['status'] == 'failed' and result['error'] == 'AuthenticationFailed', line
         assert 'plan' not in result
     assert sim.writes() == []
+
+
+def test_declare_takes_a_backup_servers_objects_in_a_task_of_their_own(sim, playbook):
+    objects = {'pbs_datastore': [store(), store(name='store2', path='/mnt/datastore/store2')]}
+    sim.clear_log()
+    run = playbook([{'name': 'check', 'homeflare.proxmox.declare': {'objects': objects}, 'check_mode': True},
+                    {'name': 'apply', 'homeflare.proxmox.declare': {'objects': objects}},
+                    {'name': 'again', 'homeflare.proxmox.declare': {'objects': objects}},
+                    {'name': 'mixed', 'homeflare.proxmox.declare': {'objects': dict(objects, pool=[{'poolid': 'x'}])},
+                     'ignore_errors': True}], defaults=pbs_connection(sim))
+    outcome = results_by_task(run)
+    assert [entry['plan']['action'] for entry in outcome['check']['results']] == ['create', 'create']
+    assert outcome['apply']['summary']['create'] == 2 and outcome['again']['summary']['matched'] == 2
+    assert set(sim.pbs_state.datastores) == {'store1', 'store2'}
+    assert 'one declare task talks to one server' in outcome['mixed']['msg'], outcome['mixed']
+    assert len(sim.writes()) == 2  # the two creates; the re-run and the mixed task wrote nothing
+
+
+def results_by_task(run):
+    return dict((line['task'], line['result']) for line in run.results)
