@@ -699,8 +699,12 @@ class PbsApi:
             # rest.rs: the answer waits until 0.5 s after the request started
             time.sleep(self.state.forbidden_delay)
             return plain(403, "permission check failed")
+        forced = self.sim.take_fault(req.method, rel, server="pbs")  # Simulator.force(..., server="pbs")
+        if forced is not None:
+            return plain(forced.status, forced.message.rstrip("\n"))
         try:
             params = self._parameters(req, query, info.get("parameters") or {}, uri_params)
+            self.sim.run_hooks(req.method, rel, params, server="pbs")
             handler = ROUTES.get((req.method, template))
             if handler is None:
                 raise PbsError(501, f"Method '{req.method} {rel}' not implemented by the simulator")

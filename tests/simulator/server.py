@@ -222,14 +222,15 @@ class Member:
 class _Match:
     """Which requests a forced answer or a hook applies to, and how many more times."""
 
-    def __init__(self, method, path_regex, times):
+    def __init__(self, method, path_regex, times, server="pve"):
         self.method = (method or "*").upper()
         self.regex = re.compile(path_regex)
         self.remaining = times
+        self.server = server  # "pve" (the cluster's members) or "pbs" (the backup server)
 
-    def take(self, method, path):
+    def take(self, method, path, server="pve"):
         """True for a matching request while uses remain (consumes one)."""
-        if self.remaining is not None and self.remaining <= 0:
+        if server != self.server or (self.remaining is not None and self.remaining <= 0):
             return False
         if self.method not in ("*", method) or self.regex.search(path) is None:
             return False
@@ -239,16 +240,16 @@ class _Match:
 
 
 class _Fault(_Match):
-    def __init__(self, method, path_regex, status, message, errors, times):
-        super().__init__(method, path_regex, times)
+    def __init__(self, method, path_regex, status, message, errors, times, server="pve"):
+        super().__init__(method, path_regex, times, server)
         self.status = int(status)
         self.message = message if message.endswith("\n") else message + "\n"
         self.errors = errors
 
 
 class _Hook(_Match):
-    def __init__(self, method, path_regex, action, times):
-        super().__init__(method, path_regex, times)
+    def __init__(self, method, path_regex, action, times, server="pve"):
+        super().__init__(method, path_regex, times, server)
         self.action = action
 
 
@@ -425,22 +426,23 @@ class Simulator:
     def restore(self, i):
         self._members[i].restore()
 
-    def force(self, method, path_regex, status, message, errors=None, times=None):
+    def force(self, method, path_regex, status, message, errors=None, times=None, server="pve"):
+        """Answer matching requests with ``status`` and ``message``; ``server="pbs"`` for the backup server's."""
         with self._fault_lock:
-            self._faults.append(_Fault(method, path_regex, status, message, errors, times))
+            self._faults.append(_Fault(method, path_regex, status, message, errors, times, server))
 
-    def before(self, method, path_regex, action, times=None):
+    def before(self, method, path_regex, action, times=None, server="pve"):
         """Run ``action(params)`` before matching requests are routed (after authentication and logging).
 
         The action may change the shared state (another writer got there between a client's read and
         its write) or ``params`` in place (PVE accepted a key and ignored it). Python only.
         """
         with self._fault_lock:
-            self._hooks.append(_Hook(method, path_regex, action, times))
+            self._hooks.append(_Hook(method, path_regex, action, times, server))
 
-    def run_hooks(self, method, path, params):
+    def run_hooks(self, method, path, params, server="pve"):
         with self._fault_lock:
-            actions = [hook.action for hook in self._hooks if hook.take(method, path)]
+            actions = [hook.action for hook in self._hooks if hook.take(method, path, server)]
         for action in actions:
             action(params)
 
@@ -453,11 +455,11 @@ class Simulator:
         if self.bao is not None:
             self.bao.set_fault(None)
 
-    def take_fault(self, method, path):
+    def take_fault(self, method, path, server="pve"):
         """The ApiError a forced fault answers with, or None (consumes one use)."""
         with self._fault_lock:
             for fault in self._faults:
-                if fault.take(method, path):
+                if fault.take(method, path, server):
                     return ApiError(fault.status, fault.message, errors=fault.errors)
         return None
 

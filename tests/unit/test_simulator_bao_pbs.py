@@ -408,3 +408,16 @@ def test_the_pbs_mount_mints_privilege_separated_pbs_tokens(sim):
                            token=(provision["token_id"], provision["secret"]))[0] == 200
     # the PVE cluster knows nothing of them
     assert "hf-read@pbs" not in sim.state.users
+
+
+def test_forced_answers_and_hooks_reach_the_server_they_name(sim):
+    sim.force("GET", r"^/config/datastore$", 500, "got timeout", server="pbs", times=1)
+    sim.force("GET", r"^/version$", 503, "pve only", times=1)
+    seen = []
+    sim.before("POST", r"^/config/datastore$", lambda params: seen.append(params.pop("comment", None)),
+               server="pbs", times=1)
+    assert sim.pbs_request("GET", "/version")[0] == 200  # the PVE fault does not touch the backup server
+    status, body = sim.pbs_request("GET", "/config/datastore")[:2]
+    assert status == 500 and "got timeout" in str(body)
+    assert sim.pbs_request("POST", "/config/datastore", {"name": "hooked", "path": "/mnt/h", "comment": "c"})[0] == 200
+    assert seen == ["c"] and "comment" not in sim.pbs_state.datastores["hooked"]
