@@ -1,0 +1,114 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 homeflare.proxmox contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The PBS API token family: a token's metadata, token sections of user.cfg,
+/access/users/{userid}/token/{token-name} (proxmox-backup src/api2/access/user.rs).
+
+PBS tokens are always privilege-separated: a token holds what the ACL grants the token itself
+(``user@realm!name``), intersected with what its user holds. So there is no ``privsep``."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible_collections.homeflare.proxmox.plugins.module_utils.api import item_path
+from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError, Refused
+from ansible_collections.homeflare.proxmox.plugins.module_utils.families.pbs_user import (
+    SINGLE_LINE, USERID, strip)
+from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Flag, Integer, Text
+from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import (
+    ABSENT, Absence, ConfirmedAbsenceStore, Family, ItemStore)
+
+# The result key that carries a new token's secret; the action plugin hides a result holding it.
+SECRET_KEY = 'secret'
+SAFE_ID = r'^(?:[A-Za-z0-9_][A-Za-z0-9._\-]*)$'
+# PBS's lookup error for a user that is not in user.cfg.
+NO_SUCH_USER = Absence((400,), r"no such user '")
+
+
+class TokenFamily(Family):
+    """A token's secret exists only in the answer of its creation, so creating one is asked for explicitly."""
+
+    def argument_spec(self):
+        spec = super(TokenFamily, self).argument_spec()
+        spec['create_missing'] = dict(type='bool', default=False)
+        spec['token_name']['no_log'] = False  # the token's name, not its secret
+        return spec
+
+    def declaration(self, params):
+        declaration = super(TokenFamily, self).declaration(params)
+        declaration.create_missing = bool(params.get('create_missing'))
+        return declaration
+
+
+class TokenStore(ConfirmedAbsenceStore):
+    """Read as an item whose absence the user's token list confirms; created only for a user that exists."""
+
+    def create(self, client, family, ident, form):
+        # PBS's generate_token does not look the user up: it would mint a secret for a token nobody owns
+        # (and that cannot log in). So the user is read first, and a missing one is refused.
+        user = item_path('/access/users/{userid}', {'userid': ident['userid']})
+        if ItemStore.read_at(client, USER_READ, user) is ABSENT:
+            raise Refused("pbs API token '%s!%s' cannot be created: its user %s does not exist on the backup server "
+                          "(PBS would create the token anyway, owned by nobody). Declare the user first "
+                          "(homeflare.proxmox.pbs_user). Nothing was written."
+                          % (ident['userid'], ident['token_name'], ident['userid']))
+        return super(TokenStore, self).create(client, family, ident, form)
+
+
+class UserRead:
+    """What ItemStore.read_at needs to read a user: where PBS says it is missing."""
+    scheme = 'pbs'
+    read_role = 'provision'
+    absence = NO_SUCH_USER
+
+
+USER_READ = UserRead()
+
+
+def require_expire(ident, declared, state):
+    """expire is always declared: a token's lifetime is decided, never left to whatever the live token has."""
+    if state == 'present' and declared.get('expire') is None:
+        raise DeclarationError('option expire is required with state=present (0 means it never expires)')
+
+
+def check_create(declaration):
+    if not declaration.create_missing:
+        ident = declaration.ident
+        raise Refused(
+            "pbs API token '%s!%s' does not exist, and its secret exists only in the answer that creates it, so it "
+            "is not created here unless asked: create it where the secret can be kept (`proxmox-backup-manager user "
+            "generate-token %s %s` or the OpenBao/Vault PBS secrets mount) and declare it afterwards, or set "
+            "create_missing=true and register this task's result, which carries the secret once. Nothing was "
+            "written." % (ident['userid'], ident['token_name'], ident['userid'], ident['token_name']))
+
+
+FAMILY = TokenFamily(
+    name='pbs API token',
+    identity=[
+        Text('userid', required=True, min_length=3, max_length=64, pattern=USERID),
+        # The name after '!'; a full id 'user@realm!name' does not match it.
+        Text('token-name', required=True, pattern=SAFE_ID),
+    ],
+    fields=[
+        Text('comment', clear='delete', max_length=128, pattern=SINGLE_LINE, normalise=strip),
+        # PBS stores neither enable=1 nor expire=0: a missing key is the default.
+        Flag('enable', absent_means=True),
+        Integer('expire', absent_means=0, minimum=0),
+    ],
+    collection='/access/users/{userid}/token',
+    item='/access/users/{userid}/token/{token-name}',
+    create_on='item',
+    scheme='pbs',
+    # A missing token (or a token of a missing user) is 400 "no such token 'user@realm!name'"; the user's
+    # token list (empty for a missing user) confirms it.
+    absence=Absence((400,), r"no such token '"),
+    store=TokenStore('token-name'),
+    # Writes carry user.cfg's digest.
+    send_digest=True,
+    # Deleting a token destroys a secret nothing can recreate.
+    retain=True,
+    check_declaration=require_expire,
+    check_create=check_create,
+    created=lambda answer: {'full_tokenid': (answer or {}).get('tokenid'), SECRET_KEY: (answer or {}).get('value')},
+)

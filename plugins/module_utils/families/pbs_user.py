@@ -1,0 +1,60 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 homeflare.proxmox contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The PBS user family: user sections of user.cfg, /access/users/{userid} (proxmox-backup
+src/api2/access/user.rs). A missing user is PBS's generic lookup error, confirmed by the user list."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError
+from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Flag, Integer, Text
+from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import (
+    Absence, ConfirmedAbsenceStore, Family)
+
+# PBS's schema patterns (pbs-api-types), with the POSIX classes spelled out for Python.
+SINGLE_LINE = r'^[^\x00-\x1f\x7f]*$'
+USERID = r'^(?:[^\s:/\x00-\x1f\x7f]+)@(?:[A-Za-z0-9_][A-Za-z0-9._\-]*)$'
+# The only realm whose passwords PBS keeps itself (create_user's store_password); pam's is the host's
+# and needs root@pam's own login, a directory's (ldap, ad, openid) is the directory's.
+PASSWORD_REALM = 'pbs'
+
+
+def strip(value):
+    """PBS strips a comment it updates (update_user, update_token)."""
+    return value.strip()
+
+
+def check_user(ident, declared, state):
+    realm = ident['userid'].rsplit('@', 1)[-1]
+    if declared.get('password') and realm != PASSWORD_REALM:
+        raise DeclarationError(
+            "option password: PBS keeps passwords only for the realm 'pbs', and %s is in '%s' (PBS refuses a pam "
+            "password to anybody but root@pam's own login - 'only superuser can edit pam credentials!' - and only "
+            "after it saved the user; a directory keeps its own). Leave password out." % (ident['userid'], realm))
+
+
+FAMILY = Family(
+    name='pbs user',
+    identity=[Text('userid', required=True, min_length=3, max_length=64, pattern=USERID)],
+    fields=[
+        Text('comment', clear='delete', max_length=128, pattern=SINGLE_LINE, normalise=strip),
+        # PBS stores neither enable=1 nor expire=0: a missing key is the default.
+        Flag('enable', absent_means=True),
+        Integer('expire', absent_means=0, minimum=0),
+        Text('firstname', clear='delete', min_length=2, max_length=64, pattern=SINGLE_LINE),
+        Text('lastname', clear='delete', min_length=2, max_length=64, pattern=SINGLE_LINE),
+        Text('email', clear='delete', min_length=2, max_length=64, pattern=SINGLE_LINE),
+        # Taken by the create only (PUT ignores it; PUT /access/password changes it): never read or compared.
+        Text('password', secret=True, min_length=8, max_length=64, pattern=SINGLE_LINE),
+    ],
+    collection='/access/users',
+    item='/access/users/{userid}',
+    scheme='pbs',
+    # A missing user is 400 "no such user 'x@pbs'"; the user list (all of it with Sys.Audit) confirms it.
+    absence=Absence((400,), r"no such user '"),
+    store=ConfirmedAbsenceStore('userid'),
+    send_digest=True,
+    check_declaration=check_user,
+)

@@ -1,0 +1,49 @@
+# -*- coding: utf-8 -*-
+# Copyright (c) 2026 homeflare.proxmox contributors
+# GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The PBS verify job family: sections of verification.cfg, /config/verify/{id} (proxmox-backup
+src/api2/config/verify.rs)."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError
+from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Flag, Integer
+from ansible_collections.homeflare.proxmox.plugins.module_utils.pbs_jobs import (
+    SectionStore, check_depth, comment, datastore, job_id, max_depth, namespace, needs_on_create, schedule)
+from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Absence, Family
+
+
+def check_verify_job(ident, declared, state):
+    if state != 'present':
+        return
+    if declared.get('store') == '':
+        raise DeclarationError('option store must not be empty')
+    check_depth(declared)
+
+
+FAMILY = Family(
+    name='pbs verify job',
+    identity=[job_id()],
+    fields=[
+        datastore(),
+        namespace(),
+        max_depth(),
+        # PBS's default is true: a job without the key skips snapshots already verified.
+        Flag('ignore-verified', clear='delete', absent_means=True),
+        Integer('outdated-after', clear='delete', minimum=0),
+        schedule(clear='delete'),
+        Integer('read-threads', clear='delete', minimum=1, maximum=32),
+        Integer('verify-threads', clear='delete', minimum=1, maximum=32),
+        comment(),
+    ],
+    collection='/config/verify',
+    item='/config/verify/{id}',
+    scheme='pbs',
+    absence=Absence((400,), r"no such verification '"),
+    store=SectionStore('id'),
+    send_digest=True,
+    check_declaration=check_verify_job,
+    check_create=needs_on_create('verify job', 'store'),
+)
