@@ -44,7 +44,16 @@ from ansible_collections.homeflare.proxmox.plugins.module_utils.families.network
 from ansible_collections.homeflare.proxmox.plugins.module_utils.families.node_network import FAMILY as NODE_NETWORK
 from ansible_collections.homeflare.proxmox.plugins.module_utils.families.notification_endpoint import FAMILY as NOTIFICATION_ENDPOINT
 from ansible_collections.homeflare.proxmox.plugins.module_utils.families.notification_matcher import FAMILY as NOTIFICATION_MATCHER
+from ansible_collections.homeflare.proxmox.plugins.module_utils.families.pbs_acl import FAMILY as PBS_ACL
+from ansible_collections.homeflare.proxmox.plugins.module_utils.families.pbs_api_token import FAMILY as PBS_API_TOKEN
 from ansible_collections.homeflare.proxmox.plugins.module_utils.families.pbs_datastore import FAMILY as PBS_DATASTORE
+from ansible_collections.homeflare.proxmox.plugins.module_utils.families.pbs_notification_endpoint import FAMILY as PBS_NOTIFICATION_ENDPOINT
+from ansible_collections.homeflare.proxmox.plugins.module_utils.families.pbs_notification_matcher import FAMILY as PBS_NOTIFICATION_MATCHER
+from ansible_collections.homeflare.proxmox.plugins.module_utils.families.pbs_prune_job import FAMILY as PBS_PRUNE_JOB
+from ansible_collections.homeflare.proxmox.plugins.module_utils.families.pbs_remote import FAMILY as PBS_REMOTE
+from ansible_collections.homeflare.proxmox.plugins.module_utils.families.pbs_sync_job import FAMILY as PBS_SYNC_JOB
+from ansible_collections.homeflare.proxmox.plugins.module_utils.families.pbs_user import FAMILY as PBS_USER
+from ansible_collections.homeflare.proxmox.plugins.module_utils.families.pbs_verify_job import FAMILY as PBS_VERIFY_JOB
 from ansible_collections.homeflare.proxmox.plugins.module_utils.families.pool import FAMILY as POOL
 from ansible_collections.homeflare.proxmox.plugins.module_utils.families.realm import FAMILY as REALM
 from ansible_collections.homeflare.proxmox.plugins.module_utils.families.replication_job import FAMILY as REPLICATION_JOB
@@ -75,14 +84,18 @@ ORDER = ['realm', 'role', 'group', 'pool', 'user', 'api_token', 'zfs_pool', 'cep
          'ha_rule',
          'firewall_alias', 'firewall_ipset', 'firewall_rules', 'firewall_options', 'node_network', 'network_apply',
          'sdn_zone', 'sdn_vnet', 'sdn_subnet', 'sdn_apply',
-         # A Proxmox Backup Server's own objects, declared in a task of their own (one task, one server).
-         'pbs_datastore']
+         # A Proxmox Backup Server's own objects, declared in a task of their own (one task, one server): users
+         # before their tokens, remotes and datastores before the grants and jobs on them, endpoints before the
+         # matchers naming them.
+         'pbs_user', 'pbs_api_token', 'pbs_remote', 'pbs_datastore', 'pbs_acl', 'pbs_sync_job', 'pbs_verify_job',
+         'pbs_prune_job', 'pbs_notification_endpoint', 'pbs_notification_matcher']
 FAMILIES = tuple(zip(ORDER, (
     REALM, ROLE, GROUP, POOL, USER, API_TOKEN, ZFS_POOL, CEPH_MON, CEPH_MGR, CEPH_OSD, CEPH_POOL, CEPH_MDS, CEPH_FS,
     CEPH_FLAG, STORAGE, ACL, CLUSTER_OPTIONS, METRIC_SERVER, NOTIFICATION_ENDPOINT,
     NOTIFICATION_MATCHER, LXC, VM, BACKUP_JOB, REPLICATION_JOB, HA_RESOURCE, HA_RULE, FIREWALL_ALIAS, FIREWALL_IPSET,
     FIREWALL_RULES, FIREWALL_OPTIONS, NODE_NETWORK, NETWORK_APPLY, SDN_ZONE, SDN_VNET, SDN_SUBNET, SDN_APPLY,
-    PBS_DATASTORE)))
+    PBS_USER, PBS_API_TOKEN, PBS_REMOTE, PBS_DATASTORE, PBS_ACL, PBS_SYNC_JOB, PBS_VERIFY_JOB, PBS_PRUNE_JOB,
+    PBS_NOTIFICATION_ENDPOINT, PBS_NOTIFICATION_MATCHER)))
 # The applies (staging.Applier): judged once every object has its plan, run after every write and
 # delete, each at most once per run and only when something is staged then: each node's network one
 # at a time, then SDN (whose apply would reload every node's staged interfaces too).

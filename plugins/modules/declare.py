@@ -45,7 +45,9 @@ options:
         V(ceph_flag), V(storage), V(acl), V(cluster_options), V(metric_server), V(notification_endpoint),
         V(notification_matcher), V(lxc), V(vm), V(backup_job), V(replication_job), V(ha_resource), V(ha_rule),
         V(firewall_alias), V(firewall_ipset), V(firewall_rules), V(firewall_options), V(node_network),
-        V(network_apply), V(sdn_zone), V(sdn_vnet), V(sdn_subnet), V(sdn_apply), V(pbs_datastore)); each value is a list of that
+        V(network_apply), V(sdn_zone), V(sdn_vnet), V(sdn_subnet), V(sdn_apply), and a backup server's V(pbs_user), V(pbs_api_token), V(pbs_remote),
+        V(pbs_datastore), V(pbs_acl), V(pbs_sync_job), V(pbs_verify_job), V(pbs_prune_job), V(pbs_notification_endpoint),
+        V(pbs_notification_matcher)); each value is a list of that
         module's options, for example a list of pools, each with a C(poolid) and a C(comment). V(cluster_options)
         takes a list of one.
       - V(firewall_rules) and V(firewall_options) take one item per scope (C(scope) with its C(group) or C(node)).

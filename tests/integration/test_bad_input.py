@@ -14,7 +14,10 @@ from test_firewall_families import BAD_INPUT as FIREWALL
 from test_guest_families import BAD_INPUT as GUESTS
 from test_ha_families import BAD_INPUT as HA
 from test_network_families import BAD_INPUT as NETWORK
+from test_pbs_access_families import BAD_INPUT as PBS_ACCESS
 from test_pbs_families import BAD_INPUT as PBS
+from test_pbs_job_families import BAD_INPUT as PBS_JOBS
+from test_pbs_notify_families import BAD_INPUT as PBS_NOTIFY
 from test_storage_hw_families import BAD_INPUT as STORAGE_HW
 
 GRANT = {'path': '/', 'type': 'group', 'ugid': 'ops', 'roleid': 'PVEAuditor'}
@@ -165,7 +168,7 @@ CORPUS = [
     ('declare', {}, 'objects'),
 ]
 # Each family's own cases live beside its matrix; all of them run here, in the one playbook per path.
-CORPUS += ACCESS_NOTIFY + CLUSTER + FIREWALL + HA + NETWORK + GUESTS + STORAGE_HW + PBS
+CORPUS += ACCESS_NOTIFY + CLUSTER + FIREWALL + HA + NETWORK + GUESTS + STORAGE_HW + PBS + PBS_ACCESS + PBS_NOTIFY + PBS_JOBS
 # The module path refuses with the same family code; what differs there (AnsibleModule's own validation,
 # the shape of a failed result) is proven by every third case, spread over every family, at a third of
 # the cost of a module start per case.

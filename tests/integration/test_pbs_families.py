@@ -7,9 +7,12 @@ nothing, create, a re-run with no write, drift named field by field and repaired
 ``MATRIX`` and ``BAD_INPUT`` have the shapes of test_matrix.FAMILIES and test_bad_input.CORPUS.
 """
 
-import pytest
+import os
 
-from conftest import EXECUTION_PATHS
+import pytest
+import yaml
+
+from conftest import EXECUTION_PATHS, REPO
 
 MATRIX = {
     'pbs_datastore': dict(
@@ -177,3 +180,84 @@ def test_declare_takes_a_backup_servers_objects_in_a_task_of_their_own(sim, play
 
 def results_by_task(run):
     return dict((line['task'], line['result']) for line in run.results)
+
+
+ROLE_VARIABLES = {'pbs_user': 'backup_server_users', 'pbs_api_token': 'backup_server_api_tokens',
+                  'pbs_remote': 'backup_server_remotes', 'pbs_datastore': 'backup_server_datastores',
+                  'pbs_acl': 'backup_server_acls', 'pbs_sync_job': 'backup_server_sync_jobs',
+                  'pbs_verify_job': 'backup_server_verify_jobs', 'pbs_prune_job': 'backup_server_prune_jobs',
+                  'pbs_notification_endpoint': 'backup_server_notification_endpoints',
+                  'pbs_notification_matcher': 'backup_server_notification_matchers'}
+
+
+def backup_server_declaration():
+    """Every PBS family's matrix object, as the backup_server role's variables."""
+    from test_pbs_access_families import MATRIX as ACCESS
+    from test_pbs_job_families import MATRIX as JOBS
+    from test_pbs_notify_families import MATRIX as NOTIFY
+    every = dict(MATRIX, **ACCESS)
+    every.update(JOBS)
+    every.update(NOTIFY)
+    assert sorted(every) == sorted(ROLE_VARIABLES)
+    return dict((ROLE_VARIABLES[module], [every[module]['args']]) for module in every)
+
+
+def role_task(variables):
+    return {'name': 'Apply', 'ansible.builtin.include_role': {'name': 'homeflare.proxmox.backup_server'},
+            'vars': variables}
+
+
+def test_the_backup_server_role_declares_a_whole_pbs_then_adopts_it(sim, playbook):
+    variables = dict(backup_server_declaration(), backup_server_connection=pbs_connection(sim))
+    sim.clear_log()
+    run = playbook([role_task(variables)], check=True, defaults={})
+    assert run.rc == 0, run
+    assert set(entry['plan']['action'] for entry in run.results[-1]['result']['results']) == {'create'}
+    assert sim.writes() == []
+    run = playbook([role_task(variables)], defaults={})
+    assert run.rc == 0, run
+    created = [entry['module'] for entry in run.results[-1]['result']['results'] if entry['plan']['action'] == 'create']
+    # declare's order: users, tokens, remotes, datastores, grants, jobs, endpoints, matchers
+    assert created == ['pbs_user', 'pbs_api_token', 'pbs_remote', 'pbs_datastore', 'pbs_acl', 'pbs_sync_job',
+                       'pbs_verify_job', 'pbs_prune_job', 'pbs_notification_endpoint', 'pbs_notification_matcher']
+    sim.clear_log()
+    run = playbook([role_task(variables)], defaults={})
+    assert run.rc == 0 and run.results[-1]['result']['summary']['matched'] == 10, run
+    assert sim.writes() == []
+
+    pbs_api(sim, [('PUT', '/config/datastore/store1', {'comment': 'edited by hand'})])
+    sim.clear_log()
+    run = playbook([role_task(dict(variables, backup_server_fail_on_drift=True))], check=True, defaults={})
+    assert run.rc != 0
+    assert run.failed[0]['result']['msg'] == ("1 of 10 objects differ from the declaration: pbs datastore 'store1' "
+                                              "(update: comment)")
+    assert sim.writes() == []
+
+
+def test_the_documented_example_wires_a_pve_storage_to_a_pbs_datastore_and_token(sim, playbook):
+    """examples/pbs_storage.yml, run against the simulator's cluster and backup server, twice."""
+    with open(os.path.join(REPO, 'examples', 'pbs_storage.yml')) as handle:
+        play = yaml.safe_load(handle)[0]
+    host, port = sim.pbs_members[0].rsplit(':', 1)
+    variables = dict(play['vars'], pbs_host=host, pbs_port=int(port), pve_api_host=sim.members,
+                     pbs_admin_token_id=sim.pbs_token_id, pbs_admin_token_secret=sim.pbs_token_secret,
+                     pve_token_id=sim.token_id, pve_token_secret=sim.token_secret)
+    defaults = dict(play['module_defaults']['group/homeflare.proxmox.proxmox'], ca_path=sim.ca_path)
+    run = playbook(play['tasks'], defaults=defaults, play_extra={'vars': variables}, verbosity=3)
+    assert run.rc == 0, run
+    storage = sim.state.storage['pbs-cluster']
+    assert storage['username'] == 'pve-cluster@pbs!storage' and storage['datastore'] == 'cluster'
+    # the token's secret reached PVE's storage, and no output shows it
+    token_secret = [line['result'] for line in run.results if line['task'].startswith('Its token')][0]
+    assert token_secret.get('censored'), token_secret  # the token module's result is no_log
+    assert status_with(sim, 'pve-cluster@pbs!storage', sim.state.storage_secrets['pbs-cluster']['password']) == 200
+    assert sim.state.storage_secrets['pbs-cluster']['password'] not in run.output
+    sim.clear_log()
+    again = playbook(play['tasks'], defaults=defaults, play_extra={'vars': variables})
+    assert again.rc == 0, again
+    assert sim.writes() == []
+
+
+def status_with(sim, token_id, secret):
+    """What the backup server answers the token when it lists the datastore's content."""
+    return sim.pbs_request('GET', '/access/permissions', {'path': '/datastore/cluster'}, token=(token_id, secret))[0]
