@@ -9,9 +9,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError, Unreadable
+from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import CalendarEvent, Integer, Text
-from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import ABSENT, ConfirmedAbsenceStore
 
 # PBS's schema patterns (proxmox-schema, pbs-api-types), with the POSIX classes spelled out for Python.
 SAFE_ID = r'^(?:[A-Za-z0-9_][A-Za-z0-9._\-]*)$'
@@ -98,26 +97,6 @@ def needs_on_create(kind, *options):
             if declaration.values.get(option) in (None, ''):
                 raise DeclarationError('option %s is required to create a %s' % (option, kind))
     return check
-
-
-class SectionStore(ConfirmedAbsenceStore):
-    """A section of a PBS config file: missing only when PBS answers its own 400 (``no such prune 'x'``) and the
-    list, read with the same credential (with ``list_params``: all sync directions), lacks the id too."""
-
-    def __init__(self, key, list_params=None):
-        super(SectionStore, self).__init__(key)
-        self.list_params = list_params
-
-    def read(self, client, family, ident):
-        raw = self.read_at(client, family, family.path(ident))
-        if raw is not ABSENT:
-            return raw
-        name = ident[family.identity[-1].option]
-        rows = client.get(family.collection_path(ident), params=self.list_params, role=family.read_role) or []
-        if any(str(row.get(self.key)) == name for row in rows):
-            raise Unreadable('%s is listed by %s but reading it failed; it is not treated as absent'
-                             % (family.describe(ident), family.collection_path(ident)))
-        return ABSENT
 
 
 class SecretText(Text):

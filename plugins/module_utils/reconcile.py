@@ -114,20 +114,22 @@ class ConfirmedAbsenceStore(ItemStore):
     absent only when the collection, read with the same credential, lacks the object too. A failed list fails
     the task, and a listed object whose read failed is unreadable: creating over it would not be a no-op.
     ``key`` is the list rows' name for the last identity field; the item is read at its path plus ``suffix``
-    (a Ceph pool's ``/status``), with ``params`` (``verbose=1``).
+    (a Ceph pool's ``/status``), with ``params`` (``verbose=1``); the list with ``list_params`` (PBS's sync jobs of
+    every direction).
     """
 
-    def __init__(self, key, suffix='', params=None):
+    def __init__(self, key, suffix='', params=None, list_params=None):
         self.key = key
         self.suffix = suffix
         self.params = params
+        self.list_params = list_params
 
     def read(self, client, family, ident):
         raw = self.read_at(client, family, family.path(ident) + self.suffix, self.params)
         if raw is not ABSENT:
             return raw
         name = ident[family.identity[-1].option]
-        rows = client.get(family.collection_path(ident), role=family.read_role) or []
+        rows = client.get(family.collection_path(ident), params=self.list_params, role=family.read_role) or []
         if any(str(row.get(self.key)) == name for row in rows):
             raise Unreadable('%s is listed by %s but reading it failed; it is not treated as absent'
                              % (family.describe(ident), family.collection_path(ident)))

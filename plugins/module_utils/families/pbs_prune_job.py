@@ -16,8 +16,8 @@ __metaclass__ = type
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError, Refused
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import MISSING, Flag, Integer
 from ansible_collections.homeflare.proxmox.plugins.module_utils.pbs_jobs import (
-    SectionStore, check_depth, comment, datastore, job_id, max_depth, namespace, needs_on_create, schedule)
-from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Absence, Family
+    check_depth, comment, datastore, job_id, max_depth, namespace, needs_on_create, schedule)
+from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Absence, ConfirmedAbsenceStore, Family
 
 KEEPS = ('keep-last', 'keep-hourly', 'keep-daily', 'keep-weekly', 'keep-monthly', 'keep-yearly')
 KEEP_FIELDS = [Integer(wire, clear='delete', minimum=1) for wire in KEEPS]
@@ -103,7 +103,7 @@ FAMILY = Family(
     scheme='pbs',
     # A missing section is PBS's generic lookup error; the job list confirms it.
     absence=Absence((400,), r"no such prune '"),
-    store=SectionStore('id'),
+    store=ConfirmedAbsenceStore('id'),
     send_digest=True,
     check_declaration=check_prune_job,
     check_create=needs_on_create('prune job', 'store', 'schedule'),

@@ -12,8 +12,8 @@ from ansible_collections.homeflare.proxmox.plugins.module_utils.api import check
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Flag, Integer, Text
 from ansible_collections.homeflare.proxmox.plugins.module_utils.pbs_jobs import (
-    AUTH_ID, FINGERPRINT, HOST, SAFE_ID, SINGLE_LINE, SecretText, SectionStore, comment, needs_on_create)
-from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Absence, Family
+    AUTH_ID, FINGERPRINT, HOST, SAFE_ID, SINGLE_LINE, SecretText, comment, needs_on_create)
+from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Absence, ConfirmedAbsenceStore, Family
 
 
 def check_remote(ident, declared, state):
@@ -43,7 +43,7 @@ FAMILY = Family(
     item='/config/remote/{name}',
     scheme='pbs',
     absence=Absence((400,), r"no such remote '"),
-    store=SectionStore('name'),
+    store=ConfirmedAbsenceStore('name'),
     send_digest=True,
     check_declaration=check_remote,
     check_create=needs_on_create('remote', 'host', 'auth_id', 'password'),

@@ -14,9 +14,9 @@ from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import De
 from ansible_collections.homeflare.proxmox.plugins.module_utils.families.notification_endpoint import Items
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Flag, Integer, Text
 from ansible_collections.homeflare.proxmox.plugins.module_utils.pbs_jobs import (
-    AUTH_ID, SAFE_ID, SectionStore, check_depth, comment, datastore, job_id, max_depth, namespace, needs_on_create,
+    AUTH_ID, SAFE_ID, check_depth, comment, datastore, job_id, max_depth, namespace, needs_on_create,
     schedule)
-from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Absence, Family
+from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Absence, ConfirmedAbsenceStore, Family
 
 GROUP_TYPES = ('vm', 'ct', 'host')
 
@@ -100,7 +100,7 @@ FAMILY = Family(
     item='/config/sync/{id}',
     scheme='pbs',
     absence=Absence((400,), r"no such sync '"),
-    store=SectionStore('id', list_params={'sync-direction': 'all'}),
+    store=ConfirmedAbsenceStore('id', list_params={'sync-direction': 'all'}),
     send_digest=True,
     check_declaration=check_sync_job,
     check_create=check_create,

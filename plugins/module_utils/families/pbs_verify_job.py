@@ -11,8 +11,8 @@ __metaclass__ = type
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Flag, Integer
 from ansible_collections.homeflare.proxmox.plugins.module_utils.pbs_jobs import (
-    SectionStore, check_depth, comment, datastore, job_id, max_depth, namespace, needs_on_create, schedule)
-from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Absence, Family
+    check_depth, comment, datastore, job_id, max_depth, namespace, needs_on_create, schedule)
+from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Absence, ConfirmedAbsenceStore, Family
 
 
 def check_verify_job(ident, declared, state):
@@ -42,7 +42,7 @@ FAMILY = Family(
     item='/config/verify/{id}',
     scheme='pbs',
     absence=Absence((400,), r"no such verification '"),
-    store=SectionStore('id'),
+    store=ConfirmedAbsenceStore('id'),
     send_digest=True,
     check_declaration=check_verify_job,
     check_create=needs_on_create('verify job', 'store'),
