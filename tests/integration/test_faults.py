@@ -14,7 +14,8 @@ The rows of ``CONNECTION_ROWS`` prove the connection layer (members, failover, a
 OpenBao and the lease cache: api.py and credentials.py), which every family reaches through the same code on
 both paths. The controller path runs them over every family; the module path, where each task is a process
 of its own, over every third family (as the bad-input corpus does), which keeps the suite's time in bounds
-while each path still meets each fault. The other rows run every family on both paths.
+while each path still meets each fault. (Not a split of the families between the paths: families depend on
+each other within a play, an HA rule on its resource.) The other rows run every family on both paths.
 """
 
 import itertools

@@ -214,8 +214,8 @@ def test_no_secret_is_ever_shown(sim, playbook, path):
     assert 'secret' not in outcome[2]['object'] and 'secret' not in outcome[2]['diff']['before']
 
 
-@pytest.mark.parametrize('path', sorted(EXECUTION_PATHS))
-def test_a_matcher_naming_an_unknown_target_fails_clearly_with_nothing_written(sim, playbook, path):
+def test_a_matcher_naming_an_unknown_target_fails_clearly_with_nothing_written(sim, playbook):
+    path = 'controller'  # the refusal is the family's, the same on the module path
     sim.clear_log()
     run = playbook([task(sim, 'pbs_notification_matcher', matcher(target=['mail-to-root', 'nowhere']),
                          ignore_errors=True)], env=EXECUTION_PATHS[path])
