@@ -78,6 +78,14 @@ def api(sim, calls):
         assert status == 200, (method, path, status, body)
 
 
+def assert_drift_named(result, drifted):
+    """A check run named exactly the drifted fields, in the plan and in the diff, field by field."""
+    drifted = sorted(drifted)
+    assert result['plan']['action'] == 'update' and sorted(result['plan']['changed']) == drifted, result
+    before, after = result['diff']['before'], result['diff']['after']
+    assert sorted(key for key in after if before.get(key) != after[key]) == drifted, result
+
+
 def of(module, entries):
     """The log entries that belong to one family (each family has its own API prefix)."""
     prefix = FAMILIES[module]['prefix']

@@ -14,6 +14,7 @@ join the action group, every task names its connection.
 import pytest
 
 from conftest import EXECUTION_PATHS
+from test_matrix import assert_drift_named
 from test_pbs_families import pbs_api, pbs_connection
 
 USER_PASSWORD = 'PbsUserPassw0rd-4a7'
@@ -155,11 +156,7 @@ def test_the_pbs_access_families_lifecycle(sim, playbook, path):
     run, outcome = step(sim, playbook, path, 'args', check=True, diff=True)
     assert pbs_writes(sim) == []
     for module in MODULES:
-        drifted = sorted(MATRIX[module]['drifted'])
-        result = outcome[module]
-        assert result['plan']['action'] == 'update' and sorted(result['plan']['changed']) == drifted, result
-        before, after = result['diff']['before'], result['diff']['after']
-        assert sorted(key for key in after if before.get(key) != after[key]) == drifted, module
+        assert_drift_named(outcome[module], MATRIX[module]['drifted'])
     for field in ('comment', 'enable', 'expire', 'propagate'):
         assert field in run.output, 'the --diff output must show %s' % field
 

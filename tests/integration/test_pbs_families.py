@@ -13,6 +13,7 @@ import pytest
 import yaml
 
 from conftest import EXECUTION_PATHS, REPO
+from test_matrix import assert_drift_named
 
 MATRIX = {
     'pbs_datastore': dict(
@@ -100,11 +101,7 @@ def test_the_pbs_families_lifecycle(sim, playbook, path):
     run, outcome = step(sim, playbook, path, 'args', check=True, diff=True)
     assert sim.writes() == []
     for module in MODULES:
-        drifted = sorted(MATRIX[module]['drifted'])
-        result = outcome[module]
-        assert result['plan']['action'] == 'update' and sorted(result['plan']['changed']) == drifted, result
-        before, after = result['diff']['before'], result['diff']['after']
-        assert sorted(key for key in after if before.get(key) != after[key]) == drifted, module
+        assert_drift_named(outcome[module], MATRIX[module]['drifted'])
 
     run, outcome = step(sim, playbook, path, 'args')
     for module in MODULES:

@@ -14,6 +14,7 @@ join the action group, every task names its connection.
 import pytest
 
 from conftest import EXECUTION_PATHS
+from test_matrix import assert_drift_named
 from simulator.pbs_notify import BUILTIN_ENDPOINTS, BUILTIN_MATCHERS
 from test_pbs_families import pbs_api, pbs_connection
 
@@ -146,11 +147,7 @@ def test_the_pbs_notification_families_lifecycle(sim, playbook, path):
     run, outcome = step(sim, playbook, path, 'args', check=True, diff=True)
     assert sim.writes() == []
     for module in MODULES:
-        drifted = sorted(MATRIX[module]['drifted'])
-        result = outcome[module]
-        assert result['plan']['action'] == 'update' and sorted(result['plan']['changed']) == drifted, result
-        before, after = result['diff']['before'], result['diff']['after']
-        assert sorted(key for key in after if before.get(key) != after[key]) == drifted, module
+        assert_drift_named(outcome[module], MATRIX[module]['drifted'])
     for field in ('mailto', 'disable', 'match_severity', 'mode'):
         assert field in run.output, 'the --diff output must show %s' % field
 

@@ -14,7 +14,7 @@ every API token gets 403): the OSD tasks carry a password login (``as_root``).
 import pytest
 
 from conftest import EXECUTION_PATHS, connection
-from test_matrix import api
+from test_matrix import api, assert_drift_named
 
 from simulator.handlers.ceph import autoscale, ceph_init
 from simulator.handlers.zfs import zfs_init
@@ -215,10 +215,7 @@ def test_the_storage_hardware_lifecycle(sim, playbook, hardware, path):
         if module in RECREATED:
             assert result['plan']['action'] == 'create', (module, result)
         elif MATRIX[module]['drifted']:
-            drifted = sorted(MATRIX[module]['drifted'])
-            assert result['plan']['action'] == 'update' and sorted(result['plan']['changed']) == drifted, result
-            before, after = result['diff']['before'], result['diff']['after']
-            assert sorted(key for key in after if before.get(key) != after[key]) == drifted, module
+            assert_drift_named(result, MATRIX[module]['drifted'])
         else:
             assert result['changed'] is False, (module, result)
 
