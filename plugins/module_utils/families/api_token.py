@@ -21,7 +21,7 @@ class TokenFamily(Family):
     def argument_spec(self):
         spec = super(TokenFamily, self).argument_spec()
         spec['create_missing'] = dict(type='bool', default=False)
-        spec['tokenid']['no_log'] = False  # the token's name, not its secret
+        spec[self.identity[-1].option]['no_log'] = False  # the token's name, not its secret
         return spec
 
     def declaration(self, params):

@@ -11,34 +11,15 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.homeflare.proxmox.plugins.module_utils.api import item_path
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError, Refused
+from ansible_collections.homeflare.proxmox.plugins.module_utils.families.api_token import SECRET_KEY, TokenFamily
 from ansible_collections.homeflare.proxmox.plugins.module_utils.families.pbs_user import (
-    SINGLE_LINE, USERID, strip)
+    FAMILY as USER, SINGLE_LINE, USERID, strip)
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Flag, Integer, Text
 from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import (
-    ABSENT, Absence, ConfirmedAbsenceStore, Family, ItemStore)
+    ABSENT, Absence, ConfirmedAbsenceStore)
 
-# The result key that carries a new token's secret; the action plugin hides a result holding it.
-SECRET_KEY = 'secret'
 SAFE_ID = r'^(?:[A-Za-z0-9_][A-Za-z0-9._\-]*)$'
-# PBS's lookup error for a user that is not in user.cfg.
-NO_SUCH_USER = Absence((400,), r"no such user '")
-
-
-class TokenFamily(Family):
-    """A token's secret exists only in the answer of its creation, so creating one is asked for explicitly."""
-
-    def argument_spec(self):
-        spec = super(TokenFamily, self).argument_spec()
-        spec['create_missing'] = dict(type='bool', default=False)
-        spec['token_name']['no_log'] = False  # the token's name, not its secret
-        return spec
-
-    def declaration(self, params):
-        declaration = super(TokenFamily, self).declaration(params)
-        declaration.create_missing = bool(params.get('create_missing'))
-        return declaration
 
 
 class TokenStore(ConfirmedAbsenceStore):
@@ -47,23 +28,12 @@ class TokenStore(ConfirmedAbsenceStore):
     def create(self, client, family, ident, form):
         # PBS's generate_token does not look the user up: it would mint a secret for a token nobody owns
         # (and that cannot log in). So the user is read first, and a missing one is refused.
-        user = item_path('/access/users/{userid}', {'userid': ident['userid']})
-        if ItemStore.read_at(client, USER_READ, user) is ABSENT:
+        if USER.store.read(client, USER, {'userid': ident['userid']}) is ABSENT:
             raise Refused("pbs API token '%s!%s' cannot be created: its user %s does not exist on the backup server "
                           "(PBS would create the token anyway, owned by nobody). Declare the user first "
                           "(homeflare.proxmox.pbs_user). Nothing was written."
                           % (ident['userid'], ident['token_name'], ident['userid']))
         return super(TokenStore, self).create(client, family, ident, form)
-
-
-class UserRead:
-    """What ItemStore.read_at needs to read a user: where PBS says it is missing."""
-    scheme = 'pbs'
-    read_role = 'provision'
-    absence = NO_SUCH_USER
-
-
-USER_READ = UserRead()
 
 
 def require_expire(ident, declared, state):
