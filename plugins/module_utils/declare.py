@@ -223,6 +223,14 @@ class Declare:
                     problems.append('%s: %s' % (label, validation_message(validation)))
                     continue
                 params = validation.validated_parameters
+                if params.get('create_missing'):
+                    # A token's secret is in its creation's answer alone, and declare's result is a report of many
+                    # objects that Ansible shows: the secret would be lost (or shown). The module returns it once.
+                    problems.append('%s: create_missing is not taken by declare: a new token\'s secret exists only in '
+                                    'the answer that creates it, and declare returns no secrets; create the token '
+                                    'with homeflare.proxmox.%s and register its result, then declare it here'
+                                    % (label, module))
+                    continue
                 try:
                     target = family.resolve(params)
                     declaration = target.declaration(params)

@@ -65,6 +65,9 @@ options:
         plan also lists the objects of the same task that a real run would stage.
       - Secrets inside (a storage's O(homeflare.proxmox.storage#module:password)) are masked like the module's own
         C(no_log) options.
+      - An API token's C(create_missing) is refused before any request - a new token's secret exists only in the
+        answer that creates it and this module returns no secrets; create tokens with
+        M(homeflare.proxmox.api_token) or M(homeflare.proxmox.pbs_api_token) and register the result.
     type: dict
     required: true
   fail_on_drift:
