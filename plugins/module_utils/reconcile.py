@@ -112,8 +112,8 @@ class ItemStore:
 class ConfirmedAbsenceStore(ItemStore):
     """An item whose "missing" answer is not typed (Ceph's ``unrecognized pool``, a failed ``zpool status``):
     absent only when the collection, read with the same credential, lacks the object too. A failed list fails
-    the task, and a listed object whose read failed is unreadable: creating over it would not be a no-op.
-    ``key`` is the list rows' name for the last identity field; the item is read at its path plus ``suffix``
+    the task, and a listed object whose read failed is unreadable: creating over it would not be a no-op (unless
+    a second read finds it: created by another writer between the two reads). ``key`` is the list rows' name for the last identity field; the item is read at its path plus ``suffix``
     (a Ceph pool's ``/status``), with ``params`` (``verbose=1``); the list with ``list_params`` (PBS's sync jobs of
     every direction).
     """
@@ -131,9 +131,12 @@ class ConfirmedAbsenceStore(ItemStore):
         name = ident[family.identity[-1].option]
         rows = client.get(family.collection_path(ident), params=self.list_params, role=family.read_role) or []
         if any(str(row.get(self.key)) == name for row in rows):
-            raise Unreadable('%s is listed by %s but reading it failed; it is not treated as absent'
-                             % (family.describe(ident), family.collection_path(ident)))
-        return ABSENT
+            # Created between the two reads (another run)? Then a second read finds it.
+            raw = self.read_at(client, family, family.path(ident) + self.suffix, self.params)
+            if raw is ABSENT:
+                raise Unreadable('%s is listed by %s but reading it failed; it is not treated as absent'
+                                 % (family.describe(ident), family.collection_path(ident)))
+        return raw
 
 
 class IndexStore(ItemStore):

@@ -35,13 +35,64 @@ from test_guest_families import LXC, MATRIX as GUEST
 from test_ha_families import GUESTS as HA_GUESTS, MATRIX as HA
 from test_matrix import FAMILIES as FOUNDATION, SETUP as FOUNDATION_SETUP, api
 from test_network_families import MATRIX as NETWORK, SETUP as NETWORK_SETUP
+from test_pbs_access_families import MATRIX as PBS_ACCESS
+from test_pbs_families import MATRIX as PBS_DATASTORE, pbs_api
+from test_pbs_job_families import FINGERPRINT, MATRIX as PBS_JOBS
+from test_pbs_notify_families import MATRIX as PBS_NOTIFY
+from simulator import Simulator
 from test_storage_hw_families import MATRIX as STORAGE_HW, ROOT_ONLY, as_root, seed_storage_hw
 
 # Every family: the foundation's (test_matrix) and each family group's own matrix objects.
 FAMILIES = dict(FOUNDATION)
 for group in (ACCESS_NOTIFY, CLUSTER, FIREWALL, HA, NETWORK, GUEST, STORAGE_HW):
     FAMILIES.update(group)
+
+
+def on_pbs(module, prefix=None, **changes):
+    """A backup server family's matrix object, with the changes the fault play needs: its families run in name
+    order (a grant before the token it names), so what one names exists before the play (PBS_SETUP)."""
+    group = next(group for group in (PBS_DATASTORE, PBS_ACCESS, PBS_JOBS, PBS_NOTIFY) if module in group)
+    family = dict(group[module], server='pbs', **changes)
+    family['prefix'] = prefix or family['prefix']
+    return family
+
+
+PBS_USER = {'userid': 'alice@pbs', 'comment': 'Operator', 'enable': True, 'expire': 0}
+PBS_GRANT = {'path': '/datastore/offsite', 'auth_id': 'ops@pbs', 'role': 'DatastoreBackup', 'propagate': True}
+PBS_FAMILIES = {
+    'pbs_datastore': on_pbs('pbs_datastore', args=dict(PBS_DATASTORE['pbs_datastore']['args'], settle_timeout=3)),
+    'pbs_user': on_pbs('pbs_user', '/access/users', args=PBS_USER,
+                       drift=[('PUT', '/access/users/alice@pbs', {'comment': 'edited', 'enable': '0'})],
+                       absent={'userid': 'alice@pbs', 'state': 'absent'}),
+    'pbs_api_token': on_pbs('pbs_api_token', '/access/users/ci@pbs/token'),
+    'pbs_acl': on_pbs('pbs_acl', '/access/acl', args=PBS_GRANT,
+                      drift=[('PUT', '/access/acl', dict(path='/datastore/offsite', role='DatastoreBackup', propagate='0',
+                                                        **{'auth-id': 'ops@pbs'}))],
+                      absent=dict(PBS_GRANT, state='absent')),
+    'pbs_remote': on_pbs('pbs_remote'),
+    # the remote PBS_SETUP made: PBS refuses to remove a remote a sync job names, and rows remove in name order
+    'pbs_sync_job': on_pbs('pbs_sync_job', args=dict(PBS_JOBS['pbs_sync_job']['args'], remote='other')),
+    'pbs_verify_job': on_pbs('pbs_verify_job'),
+    'pbs_prune_job': on_pbs('pbs_prune_job'),
+    'pbs_notification_endpoint': on_pbs('pbs_notification_endpoint'),
+    # the shipped endpoint: a sample of the families may leave the endpoint above out
+    'pbs_notification_matcher': on_pbs('pbs_notification_matcher', args=dict(
+        PBS_NOTIFY['pbs_notification_matcher']['args'], target=['mail-to-root'])),
+}
+FAMILIES.update(PBS_FAMILIES)
 MODULES = sorted(FAMILIES)
+# What the backup server's families name (a token's user, a grant's user, the jobs' datastore), and a second
+# object in each of their files for another writer to edit.
+PBS_SETUP = [
+    ('POST', '/access/users', {'userid': 'ci@pbs', 'comment': 'CI'}),
+    ('POST', '/access/users', {'userid': 'ops@pbs', 'comment': 'Operators'}),
+    ('POST', '/config/datastore', {'name': 'offsite', 'path': '/mnt/datastore/offsite'}),
+    ('POST', '/config/remote', {'name': 'other', 'host': 'pbs-other.example.org', 'auth-id': 'sync@pbs!other',
+                                'password': 'other-secret', 'fingerprint': ':'.join(['12', '34'] * 16)}),
+    ('POST', '/config/sync', {'id': 'other-sync', 'store': 'offsite', 'remote': 'other', 'remote-store': 'archive'}),
+    ('POST', '/config/verify', {'id': 'other-verify', 'store': 'offsite'}),
+    ('POST', '/config/prune', {'id': 'other-prune', 'store': 'offsite', 'schedule': 'weekly', 'keep-last': '1'}),
+]
 SETUP = FOUNDATION_SETUP + ACCESS_NOTIFY_SETUP + CLUSTER_SETUP + FIREWALL_SETUP + NETWORK_SETUP
 GUESTS = {100: dict(HA_GUESTS[100], **CLUSTER_GUESTS[100]), 101: HA_GUESTS[101]}
 # Objects that always exist (no create, no removal); a ZFS pool or a CephFS is created but never removed.
@@ -91,6 +142,17 @@ READ = {
     'ceph_mgr': r'^/nodes/node3/ceph/mgr$',
     'ceph_mds': r'^/nodes/node3/ceph/mds$',
     'ceph_flag': r'^/cluster/ceph/flags/noout$',
+    # the backup server's (an absent item is confirmed by its list)
+    'pbs_datastore': r'^/config/datastore/store1$',
+    'pbs_user': r'^/access/users/alice@pbs$',
+    'pbs_api_token': r'^/access/users/ci@pbs/token/deploy$',
+    'pbs_acl': r'^/access/acl$',
+    'pbs_remote': r'^/config/remote/main$',
+    'pbs_sync_job': r'^/config/sync/from-main$',
+    'pbs_verify_job': r'^/config/verify/verify-all$',
+    'pbs_prune_job': r'^/config/prune/retention$',
+    'pbs_notification_endpoint': r'^/config/notifications/endpoints/smtp/ops-mail$',
+    'pbs_notification_matcher': r'^/config/notifications/matchers/ops-errors$',
 }
 # The first write of each family's declaration from nothing: (method, path regex).
 FIRST_WRITE = dict((module, ('POST', '^%s$' % FAMILIES[module]['prefix'])) for module in MODULES)
@@ -106,6 +168,9 @@ FIRST_WRITE.update({
     'ceph_mds': ('POST', r'^/nodes/node3/ceph/mds/node3$'),
     'ceph_fs': ('POST', r'^/nodes/node3/ceph/fs/shared$'),
     'ceph_flag': ('PUT', r'^/cluster/ceph/flags/noout$'),
+    'pbs_api_token': ('POST', r'^/access/users/ci@pbs/token/deploy$'),
+    'pbs_acl': ('PUT', r'^/access/acl$'),
+    'pbs_notification_endpoint': ('POST', r'^/config/notifications/endpoints/smtp$'),
 })
 # Successful writes a declaration from nothing takes (an ipset: itself and each entry).
 CREATE_WRITES = dict((module, FAMILIES[module].get('create_writes', 1)) for module in MODULES)
@@ -134,6 +199,7 @@ IGNORED.update({
     'ceph_osd': ('crush_device_class', 'crush-device-class', FAMILIES['ceph_osd']['args']),
     'ceph_mon': ('mon_address', 'mon-address', dict(FAMILIES['ceph_mon']['args'], mon_address=['10.0.0.30'])),
     'ceph_mds': ('hotstandby', 'hotstandby', FAMILIES['ceph_mds']['args']),
+    'pbs_acl': ('propagate', 'propagate', dict(FAMILIES['pbs_acl']['args'], propagate=False)),
 })
 
 # What another writer creates while a task runs, the same object as declared: (method, path, form).
@@ -189,6 +255,32 @@ OTHER_WRITER_CREATES = {
     'sdn_subnet': ('POST', '/cluster/sdn/vnets/app/subnets', {
         'subnet': '10.20.0.0/24', 'type': 'subnet', 'gateway': '10.20.0.1', 'snat': '1',
         'dhcp-range': 'start-address=10.20.0.100,end-address=10.20.0.199'}),
+    # on the backup server
+    'pbs_datastore': ('POST', '/config/datastore', {
+        'name': 'store1', 'path': '/mnt/datastore/store1', 'comment': 'Cluster backups', 'gc-schedule': 'daily',
+        'verify-new': 'true', 'notify': 'verify=always,gc=error'}),
+    'pbs_user': ('POST', '/access/users', {'userid': 'alice@pbs', 'comment': 'Operator'}),
+    'pbs_api_token': ('POST', '/access/users/ci@pbs/token/deploy', {'comment': 'CI deployments'}),
+    'pbs_remote': ('POST', '/config/remote', {
+        'name': 'main', 'host': 'pbs-main.example.org', 'auth-id': 'sync@pbs!offsite',
+        'password': 'another-writers-password', 'fingerprint': FINGERPRINT, 'comment': 'Main site'}),
+    'pbs_sync_job': ('POST', '/config/sync', {
+        'id': 'from-main', 'store': 'offsite', 'remote': 'other', 'remote-store': 'cluster', 'schedule': 'hourly',
+        'group-filter': ['type:vm', 'exclude:group:vm/9000'], 'transfer-last': '7', 'remove-vanished': 'false',
+        'comment': 'Pull the main site'}),
+    'pbs_verify_job': ('POST', '/config/verify', {'id': 'verify-all', 'store': 'offsite', 'schedule': 'weekly',
+                                                  'ignore-verified': 'true', 'outdated-after': '30',
+                                                  'comment': 'Weekly'}),
+    'pbs_prune_job': ('POST', '/config/prune', {'id': 'retention', 'store': 'offsite', 'schedule': 'daily',
+                                                'keep-last': '3', 'keep-daily': '7', 'keep-weekly': '4',
+                                                'comment': 'A month'}),
+    'pbs_notification_endpoint': ('POST', '/config/notifications/endpoints/smtp', {
+        'name': 'ops-mail', 'server': 'smtp.example.org', 'mode': 'starttls', 'port': '587',
+        'from-address': 'pbs@example.org', 'mailto': ['ops@example.org', 'backup@example.org'], 'username': 'pbs',
+        'password': 'another-writers-password', 'comment': 'Backup operators'}),
+    'pbs_notification_matcher': ('POST', '/config/notifications/matchers', {
+        'name': 'ops-errors', 'target': 'mail-to-root', 'match-severity': ['error', 'warning,error'],
+        'match-field': 'exact:type=gc,verify', 'mode': 'any', 'comment': 'Failed maintenance'}),
 }
 
 # The worker tasks of each family whose writes are tasks: (its create, its removal or None).
@@ -196,7 +288,7 @@ TASK_TYPES = {'lxc': ('vzcreate', 'vzdestroy'), 'vm': ('qmcreate', 'qmdestroy'),
               'ceph_pool': ('cephcreatepool', 'cephdestroypool'), 'ceph_osd': ('cephcreateosd', 'cephdestroyosd'),
               'ceph_mon': ('cephcreatemon', 'cephdestroymon'), 'ceph_mgr': ('cephcreatemgr', 'cephdestroymgr'),
               'ceph_mds': ('cephcreatemds', 'cephdestroymds'), 'ceph_fs': ('cephfscreate', None),
-              'zfs_pool': ('zfscreate', None)}
+              'zfs_pool': ('zfscreate', None), 'pbs_datastore': ('create-datastore', 'delete-datastore')}
 TASK_FAMILIES = tuple(sorted(TASK_TYPES))
 NOT_APPLICABLE = {
     ('task outcome', family): 'its writes are synchronous: PVE answers them without a worker task (UPID)'
@@ -208,10 +300,12 @@ NOT_APPLICABLE.update({
                                            'ignores") or by the create refusal (row "created underneath")'
     for family in MODULES if family not in ('storage', 'firewall_alias', 'firewall_options', 'notification_endpoint',
                                             'notification_matcher', 'realm', 'replication_job', 'sdn_zone',
-                                            'sdn_vnet', 'sdn_subnet', 'lxc', 'vm')
+                                            'sdn_vnet', 'sdn_subnet', 'lxc', 'vm') and family not in PBS_FAMILIES
 })
-NOT_APPLICABLE[('created underneath', 'acl')] = ('a grant is a PUT that binds or re-binds: two writers of the same '
-                                                 'grant both succeed and agree')
+GRANTS = ('acl', 'pbs_acl')
+NOT_APPLICABLE.update({
+    ('created underneath', grant): 'a grant is a PUT that binds or re-binds: two writers of the same grant both '
+                                   'succeed and agree' for grant in GRANTS})
 NOT_APPLICABLE.update({
     ('created underneath', family): 'it always exists: there is no create to meet' for family in SINGLETONS})
 NOT_APPLICABLE.update({
@@ -275,15 +369,39 @@ def applies(fault, module):
     return (fault, module) not in NOT_APPLICABLE
 
 
-def owner(entry):
-    """The family a logged request belongs to: the longest API prefix it falls under."""
-    matches = [module for module in MODULES if entry['path'] == FAMILIES[module]['prefix']
-               or entry['path'].startswith(FAMILIES[module]['prefix'] + '/')]
+def server_of(module):
+    """'pve', or 'pbs' for a backup server's family (the simulator's ``server`` for forced answers and hooks)."""
+    return FAMILIES[module].get('server', 'pve')
+
+
+def owner(sim, entry):
+    """The family a logged request belongs to: the longest API prefix it falls under, on the server it reached."""
+    server = 'pbs' if entry['member'] in sim.pbs_members else 'pve'
+    matches = [module for module in MODULES if server_of(module) == server and (
+        entry['path'] == FAMILIES[module]['prefix'] or entry['path'].startswith(FAMILIES[module]['prefix'] + '/'))]
     return max(matches, key=lambda module: len(FAMILIES[module]['prefix'])) if matches else None
 
 
-def of(module, entries):
-    return [entry for entry in entries if owner(entry) == module]
+def members_of(sim, module):
+    return sim.pbs_members if server_of(module) == 'pbs' else sim.members
+
+
+def on_the_backup_server(sim, options):
+    """A row's connection options pointed at the backup server: its addresses in place of the cluster's members
+    (the first for the first; a closed port stays), its token, its OpenBao mount."""
+    options = dict(options)
+    hosts = options['api_host'] if isinstance(options['api_host'], list) else [options['api_host']]
+    replaced = dict(zip(sim.members, sim.pbs_members))
+    options['api_host'] = [replaced.get(host, host) for host in hosts if host not in sim.members or host in replaced]
+    if options.get('api_token_id'):
+        options.update(api_token_id=sim.pbs_token_id, api_token_secret=sim.pbs_token_secret)
+    if options.get('bao_creds_mount'):
+        options['bao_creds_mount'] = sim.bao_pbs_mount
+    return options
+
+
+def make_drift(sim, module):
+    (pbs_api if server_of(module) == 'pbs' else api)(sim, FAMILIES[module]['drift'])
 
 
 def args_of(module):
@@ -303,19 +421,24 @@ class Faults:
         if path == 'module' and fault in CONNECTION_ROWS:
             self.modules = self.modules[::3]
 
-    def task(self, module, args, **extra):
-        """One family's task; a root-only family logs in as root@pam with its password."""
+    def connection(self, timeout=None):
+        return dict(self.sim.module_options(), api_timeout=timeout or 5)
+
+    def task(self, module, args, defaults=None, **extra):
+        """One family's task; a root-only family logs in as root@pam with its password; a backup server's family
+        gets the row's connection (the play's module defaults) pointed at the backup server."""
         if module in ROOT_ONLY:
             args = as_root(self.sim, args)
+        if server_of(module) == 'pbs':
+            args = dict(on_the_backup_server(self.sim, defaults or self.connection()), **args)
         return dict({'name': module, 'homeflare.proxmox.%s' % module: args}, **extra)
 
     def run(self, args=None, defaults=None, extra_env=None, timeout=None, modules=None):
         modules = modules or self.modules
         args = args or dict((module, args_of(module)) for module in modules)
-        tasks = [self.task(module, args[module], ignore_errors=True) for module in modules]
+        defaults = defaults or self.connection(timeout)
+        tasks = [self.task(module, args[module], defaults, ignore_errors=True) for module in modules]
         env = dict(EXECUTION_PATHS[self.path], **(extra_env or {}))
-        if defaults is None and timeout:
-            defaults = dict(self.sim.module_options(), api_timeout=timeout)
         run = self.playbook(tasks, defaults=defaults, env=env)
         assert [line['task'] for line in run.results] == modules, run
         return dict((line['task'], line) for line in run.results)
@@ -325,8 +448,12 @@ def failed(line):
     return line['status'] == 'failed'
 
 
+def not_ok(results):
+    return [line for line in results.values() if line['status'] != 'ok']
+
+
 def writes_of(sim, module):
-    return of(module, sim.writes())
+    return [entry for entry in sim.writes() if owner(sim, entry) == module]
 
 
 def created_once(sim, module):
@@ -336,7 +463,7 @@ def created_once(sim, module):
     """
     created = [entry for entry in writes_of(sim, module) if entry['method'] in ('POST', 'PUT')
                and entry['status'] == 200]
-    if module == 'acl' or module in SINGLETONS:
+    if module in GRANTS or module in SINGLETONS:
         return len(created) >= 1
     return len(created) == CREATE_WRITES[module]
 
@@ -357,7 +484,7 @@ def undo(module):
 
 def first_write(sim, module, action, times=1):
     method, path = FIRST_WRITE[module]
-    sim.before(method, path, action, times=times)
+    sim.before(method, path, action, times=times, server=server_of(module))
 
 
 # -- the rows ------------------------------------------------------------------------------------
@@ -365,25 +492,27 @@ def first_write(sim, module, action, times=1):
 def member_refuses(sim, faults):
     """One member refuses connections: every task succeeds through the next; the result names it."""
     sim.refuse(0)
+    sim.refuse(0, server='pbs')
     results = faults.run()
     for module in faults.modules:
         assert results[module]['status'] == 'ok', results[module]
-        assert served_by(results[module]) in (sim.members[1], CENSORED), module
+        assert served_by(results[module]) in (members_of(sim, module)[1], CENSORED), module
         assert len(writes_of(sim, module)) == CREATE_WRITES[module], module
-    assert {entry['member'] for entry in sim.log} == {sim.members[1]}
+    assert {entry['member'] for entry in sim.log} == {members_of(sim, module)[1] for module in faults.modules}
 
 
 def member_hangs(sim, faults):
     """One member accepts and never answers: reads fail over after api_timeout; writes go to the next."""
     sim.hang(0)
+    sim.hang(0, server='pbs')
     results = faults.run(timeout=1)
     for module in faults.modules:
         assert results[module]['status'] == 'ok', results[module]
-        assert served_by(results[module]) in (sim.members[1], CENSORED), module
+        assert served_by(results[module]) in (members_of(sim, module)[1], CENSORED), module
         written = writes_of(sim, module)
         assert len(written) == CREATE_WRITES[module], (module, written)
-        assert {entry['member'] for entry in written} == {sim.members[1]}, (module, written)
-    hung = [entry for entry in sim.log if entry['member'] == sim.members[0]]
+        assert {entry['member'] for entry in written} == {members_of(sim, module)[1]}, (module, written)
+    hung = [entry for entry in sim.log if entry['member'] in (sim.members[0], sim.pbs_members[0])]
     # reads, and the root password login of the OSD task: a login changes nothing, so it fails over like a read
     assert hung and all((entry['method'], entry['status']) == ('GET', None)
                         or (entry['method'], entry['path'], entry['status']) == ('POST', '/access/ticket', None)
@@ -399,7 +528,7 @@ def member_unreachable(sim, faults):
     results = faults.run(defaults=defaults)
     for module in faults.modules:
         assert results[module]['status'] == 'ok', results[module]
-        assert served_by(results[module]) in (sim.members[1], CENSORED), module
+        assert served_by(results[module]) in (members_of(sim, module)[1], CENSORED), module
         assert len(writes_of(sim, module)) == CREATE_WRITES[module], module
 
 
@@ -424,11 +553,13 @@ def every_member_down(sim, faults):
     """Every member refuses: one failure naming each member and why; nothing reaches PVE."""
     for index in range(len(sim.members)):
         sim.refuse(index)
+    for index in range(len(sim.pbs_members)):
+        sim.refuse(index, server='pbs')
     results = faults.run()
     for module in faults.modules:
         message = results[module]['result']['msg']
         assert failed(results[module]) and results[module]['result']['error'] == 'Unreachable', module
-        assert all(member in message for member in sim.members), message
+        assert all(member in message for member in members_of(sim, module)), message
         assert 'served_by' not in results[module]['result']
     assert sim.log == []
 
@@ -437,25 +568,29 @@ def minted_token_revoked(sim, faults):
     """A cached minted token answered 401: minted again once per role, then success; never twice."""
     defaults = dynamic(sim)
     first = faults.run(defaults=defaults)
-    assert all(first[module]['status'] == 'ok' for module in faults.modules), first
-    for token in sim.minted():
-        sim.revoke_token(token)
+    assert all(first[module]['status'] == 'ok' for module in faults.modules), not_ok(first)
+    for server in ('pve', 'pbs'):
+        for token in sim.minted(server=server):
+            sim.revoke_token(token, server=server)
     for module in SINGLETONS:
-        api(sim, FAMILIES[module]['drift'])
+        make_drift(sim, module)
     sim.clear_log()
     second = faults.run(args=dict((module, undo(module)) for module in faults.modules), defaults=defaults)
     for module in faults.modules:
         # Removing the HA resource before its rule purges the rule (PVE's purge=1): nothing left to remove.
         changed = second[module]['result']['changed'] or module == 'ha_rule'
         assert second[module]['status'] == 'ok' and changed, second[module]
-    assert len(sim.minted('read')) == 1 and len(sim.minted('provision')) == 1
-    assert [entry['status'] for entry in sim.log].count(401) <= 2  # one per role's revoked token
+    servers = set(server_of(module) for module in faults.modules)
+    for server in servers:
+        assert len(sim.minted('read', server)) == 1 and len(sim.minted('provision', server)) == 1, server
+    # one per role's revoked token, on each server
+    assert [entry['status'] for entry in sim.log].count(401) <= 2 * len(servers)
 
 
 def read_forbidden(sim, faults):
     """403 on the read: the task fails as unreadable; nothing is planned as a create or written."""
     for module in faults.modules:
-        sim.force('GET', READ[module], 403, 'Permission check failed (/, Sys.Audit)')
+        sim.force('GET', READ[module], 403, 'Permission check failed (/, Sys.Audit)', server=server_of(module))
     results = faults.run()
     for module in faults.modules:
         result = results[module]['result']
@@ -467,7 +602,7 @@ def read_forbidden(sim, faults):
 def read_server_error(sim, faults):
     """5xx on the read: a clear failure; never taken for absent, nothing written."""
     for module in faults.modules:
-        sim.force('GET', READ[module], 500, 'internal error')
+        sim.force('GET', READ[module], 500, 'internal error', server=server_of(module))
     results = faults.run()
     for module in faults.modules:
         result = results[module]['result']
@@ -479,7 +614,8 @@ def write_server_error(sim, faults):
     """5xx on the write: a clear failure; the write is sent once and never again."""
     for module in faults.modules:
         for method in WRITE_METHODS:
-            sim.force(method, r'^%s(/|$)' % FAMILIES[module]['prefix'], 500, 'unable to write file - got timeout')
+            sim.force(method, r'^%s(/|$)' % FAMILIES[module]['prefix'], 500, 'unable to write file - got timeout',
+                      server=server_of(module))
     results = faults.run()
     for module in faults.modules:
         result = results[module]['result']
@@ -515,6 +651,23 @@ DIGEST_EDITS = {
     # an undeclared key of the same guest's config file
     'lxc': (r'^/nodes/node1/lxc/201/config$', '/nodes/node1/lxc/201/config', [{'description': 'edit {n}'}] * 2),
     'vm': (r'^/nodes/node1/qemu/202/config$', '/nodes/node1/qemu/202/config', [{'description': 'edit {n}'}] * 2),
+    # the backup server's: another object of the same file (PBS_SETUP's, or a shipped one)
+    'pbs_datastore': (r'^/config/datastore/store1$', '/config/datastore/offsite', [{'comment': 'edit {n}'}] * 2),
+    'pbs_user': (r'^/access/users/alice@pbs$', '/access/users/ops@pbs', [{'comment': 'edit {n}'}] * 2),
+    'pbs_api_token': (r'^/access/users/ci@pbs/token/deploy$', '/access/users/ops@pbs', [{'comment': 'edit {n}'}] * 2),
+    # acl.cfg: another grant made, then taken back
+    'pbs_acl': (r'^/access/acl$', '/access/acl', [{'path': '/remote', 'auth-id': 'ops@pbs', 'role': 'RemoteAudit'},
+                                                 {'path': '/remote', 'auth-id': 'ops@pbs', 'role': 'RemoteAudit',
+                                                  'delete': 'true'}]),
+    'pbs_remote': (r'^/config/remote/main$', '/config/remote/other', [{'comment': 'edit {n}'}] * 2),
+    'pbs_sync_job': (r'^/config/sync/from-main$', '/config/sync/other-sync', [{'comment': 'edit {n}'}] * 2),
+    'pbs_verify_job': (r'^/config/verify/verify-all$', '/config/verify/other-verify', [{'comment': 'edit {n}'}] * 2),
+    'pbs_prune_job': (r'^/config/prune/retention$', '/config/prune/other-prune', [{'comment': 'edit {n}'}] * 2),
+    'pbs_notification_endpoint': (r'^/config/notifications/endpoints/smtp/ops-mail$',
+                                  '/config/notifications/endpoints/sendmail/mail-to-root',
+                                  [{'comment': 'edit {n}'}] * 2),
+    'pbs_notification_matcher': (r'^/config/notifications/matchers/ops-errors$',
+                                 '/config/notifications/matchers/default-matcher', [{'comment': 'edit {n}'}] * 2),
 }
 
 
@@ -554,20 +707,20 @@ def digest_changed_underneath(sim, faults):
     families = [module for module in faults.modules if applies('digest changed underneath', module)]
     first = faults.run(modules=families)
     assert all(first[module]['status'] == 'ok' for module in families), first
-    other = other_writer(sim)
+    others = dict((server, other_writer(sim, server)) for server in ('pve', 'pbs'))
     # one writer per family for both phases, so its edits keep alternating
-    writers = dict((module, AnotherWriter(sim, other, DIGEST_EDITS[module][1], DIGEST_EDITS[module][2]))
-                   for module in families)
+    writers = dict((module, AnotherWriter(sim, others[server_of(module)], DIGEST_EDITS[module][1],
+                                          DIGEST_EDITS[module][2])) for module in families)
 
     def arrange(times):
         for module in families:
-            api(sim, FAMILIES[module]['drift'])  # something to repair
-            sim.before('PUT', DIGEST_EDITS[module][0], writers[module], times=times)
+            make_drift(sim, module)  # something to repair
+            sim.before('PUT', DIGEST_EDITS[module][0], writers[module], times=times, server=server_of(module))
         sim.clear_log()
 
     def ours(module):
         update = DIGEST_EDITS[module][0]
-        return [entry for entry in sim.log if entry['method'] == 'PUT' and entry['token_id'] == sim.token_id
+        return [entry for entry in sim.log if entry['method'] == 'PUT' and ours_by(sim, module, entry)
                 and re.search(update, entry['path'])]
 
     arrange(times=1)
@@ -592,18 +745,20 @@ def digest_changed_underneath(sim, faults):
 
 def created_underneath(sim, faults):
     """Another writer creates the object between our read and our create: PVE refuses ours; judged again, it matches."""
-    other = other_writer(sim)
+    others = dict((server, other_writer(sim, server)) for server in ('pve', 'pbs'))
     families = [module for module in faults.modules if ('created underneath', module) not in NOT_APPLICABLE]
     for module in families:
         method, path, form = OTHER_WRITER_CREATES[module]
-        sim.before(method, r'^%s$' % path, lambda params, call=(method, path, form): other(*call), times=1)
+        other = others[server_of(module)]
+        sim.before(method, r'^%s$' % path, lambda params, call=(method, path, form), other=other: other(*call),
+                   times=1, server=server_of(module))
     results = faults.run()
     for module in families:
         result = results[module]['result']
         assert results[module]['status'] == 'ok', result
         assert result['changed'] is False and result['plan']['action'] == 'none', result
         assert any('another writer' in warning for warning in result.get('warnings', [])), result
-        ours = [entry for entry in writes_of(sim, module) if entry['token_id'] == sim.token_id]
+        ours = [entry for entry in writes_of(sim, module) if ours_by(sim, module, entry)]
         assert len(ours) == 1 and ours[0]['status'] in (400, 500), ours
 
 
@@ -647,7 +802,7 @@ def lease_cache_untrusted(sim, faults):
     defaults = dynamic(sim)
     runtime = faults.tmp_path / 'run'
     first = faults.run(defaults=defaults)
-    assert all(first[module]['status'] == 'ok' for module in faults.modules), first
+    assert all(first[module]['status'] == 'ok' for module in faults.modules), not_ok(first)
     caches = cache_files(runtime)
     assert caches, 'the lease cache was not written under %s' % runtime
     damages = [lambda path: open(path, 'w').write('{not json'), lambda path: os.chmod(path, 0o644)]
@@ -656,11 +811,13 @@ def lease_cache_untrusted(sim, faults):
     for damage in damages:
         for path in cache_files(runtime):
             damage(path)
-        minted = len(sim.minted('read'))
+        servers = set(server_of(module) for module in faults.modules)
+        minted = dict((server, len(sim.minted('read', server))) for server in servers)
         # Every object matches: a run that only reads, so only the read role's lease is consulted.
         again = faults.run(defaults=defaults)
-        assert all(again[module]['status'] == 'ok' for module in faults.modules), again
-        assert len(sim.minted('read')) == minted + 1  # minted anew, once for the whole run
+        assert all(again[module]['status'] == 'ok' for module in faults.modules), not_ok(again)
+        for server in servers:  # minted anew, once for the whole run, on each server's mount
+            assert len(sim.minted('read', server)) == minted[server] + 1, server
         replaced = max(cache_files(runtime), key=os.path.getmtime)  # the read role's lease, just written
         assert os.stat(replaced).st_mode & 0o077 == 0, oct(os.stat(replaced).st_mode)
         assert os.stat(replaced).st_uid == os.geteuid()
@@ -690,7 +847,8 @@ def two_runs_at_once(sim, faults):
     families = [module for module in faults.modules if applies('two runs on the same object at once', module)]
     for module in families:
         barrier = threading.Barrier(2, timeout=60)
-        sim.before('GET', READ[module], lambda params, barrier=barrier: barrier.wait(), times=2)
+        sim.before('GET', READ[module], lambda params, barrier=barrier: barrier.wait(), times=2,
+                   server=server_of(module))
     outcomes = []
     threads = [threading.Thread(target=lambda: outcomes.append(faults.run())) for _run in range(2)]
     for thread in threads:
@@ -701,7 +859,7 @@ def two_runs_at_once(sim, faults):
     for module in families:
         assert all(outcome[module]['status'] == 'ok' for outcome in outcomes), [o[module] for o in outcomes]
         assert created_once(sim, module), (module, writes_of(sim, module))
-        if module != 'acl' and module not in SINGLETONS:
+        if module not in GRANTS and module not in SINGLETONS:
             changed = sorted(outcome[module]['result']['changed'] for outcome in outcomes)
             assert changed == [False, True], (module, [o[module] for o in outcomes])
 
@@ -709,22 +867,24 @@ def two_runs_at_once(sim, faults):
 def task_outcome(sim, faults):
     """A worker task ends with warnings: success with a warning naming it. A task that fails: a failure naming
     the task and PVE's reason, and nothing reported as done."""
-    with sim.state.lock:
-        sim.state.task_outcomes.update((TASK_TYPES[module][0], 'WARNINGS: 1') for module in faults.modules)
+    for module in faults.modules:
+        with state_of(sim, module).lock:
+            state_of(sim, module).task_outcomes[TASK_TYPES[module][0]] = 'WARNINGS: 1'
     first = faults.run()
     for module in faults.modules:
         result = first[module]['result']
         assert first[module]['status'] == 'ok' and result['changed'], (module, result)
         assert any('ended with WARNINGS' in warning for warning in result['warnings']), (module, result)
     removable = [module for module in faults.modules if TASK_TYPES[module][1]]
-    with sim.state.lock:
-        sim.state.task_outcomes.update((TASK_TYPES[module][1], 'unable to destroy - storage busy')
-                                       for module in removable)
+    for module in removable:
+        with state_of(sim, module).lock:
+            state_of(sim, module).task_outcomes[TASK_TYPES[module][1]] = 'unable to destroy - storage busy'
     second = faults.run(args=dict((module, FAMILIES[module]['absent']) for module in removable), modules=removable)
     for module in removable:
         result = second[module]['result']
         assert failed(second[module]) and result['error'] == 'TaskFailed', (module, result)
-        assert 'storage busy' in result['msg'] and 'UPID:node' in result['msg'], (module, result)
+        upid = 'UPID:pbs:' if server_of(module) == 'pbs' else 'UPID:node'
+        assert 'storage busy' in result['msg'] and upid in result['msg'], (module, result)
 
 
 FAULTS = {
@@ -751,10 +911,19 @@ FAULTS = {
 ROWS = sorted(name for name, row in FAULTS.items() if row is not None)
 
 
+@pytest.fixture
+def sim():
+    """The cluster, and a backup server at two addresses (a second network), so its families meet the member
+    rows too."""
+    with Simulator(members=3, pbs_members=2) as simulator:
+        yield simulator
+
+
 @pytest.mark.parametrize('path', sorted(EXECUTION_PATHS))
 @pytest.mark.parametrize('fault', ROWS)
 def test_fault(sim, playbook, tmp_path, path, fault):
     api(sim, SETUP)
+    pbs_api(sim, PBS_SETUP)
     with sim.state.lock:
         sim.state.guests.update(GUESTS)
     sim.clear_log()
@@ -812,15 +981,32 @@ def bao_refuses(sim, faults, reason, defaults=None):
     assert sim.log == []
 
 
-def other_writer(sim):
-    """Another client with its own token: its writes are told apart from the task's in the log."""
-    secret = sim.state.add_token('root@pam', 'other', privsep=0)
+def other_writer(sim, server='pve'):
+    """Another client with its own token: its writes are told apart from the task's in the log. On the backup
+    server its token (privilege-separated there, always) gets an Admin grant of its own."""
+    if server == 'pbs':
+        with sim.pbs_state.lock:
+            secret = sim.pbs_state.add_token('root@pam', 'other')
+            sim.pbs_state.acl_insert('/', 'root@pam!other', 'Admin')
+        request = sim.pbs_request
+    else:
+        secret = sim.state.add_token('root@pam', 'other', privsep=0)
+        request = sim.request
     token = ('root@pam!other', secret)
 
     def write(method, path, form):
-        status, body = sim.request(method, path, form, token=token)
+        status, body = request(method, path, form, token=token)
         assert status == 200, (method, path, status, body)
     return write
+
+
+def ours_by(sim, module, entry):
+    """A logged request is the task's own (not another writer's): made with the simulator's token of its server."""
+    return entry['token_id'] == (sim.pbs_token_id if server_of(module) == 'pbs' else sim.token_id)
+
+
+def state_of(sim, module):
+    return sim.pbs_state if server_of(module) == 'pbs' else sim.state
 
 
 def cache_files(runtime):

@@ -274,8 +274,9 @@ def test_a_token_without_the_privilege_fails_clearly_and_never_reads_absent(sim,
 
 
 def test_absence_is_only_pbss_own_answer(sim, playbook):
-    """A user is missing on 400 "no such user", confirmed by the list. The same answer for a listed user, or any
-    other failed read, fails the task and writes nothing."""
+    """A user is missing on 400 "no such user", confirmed by the list. The same answer for a listed user, read
+    twice, or any other failed read, fails the task and writes nothing; a listed user found by the second read (made
+    meanwhile) is judged as found."""
     state = sim.pbs_state
     state.add_user('ci@pbs', comment='CI backups')
     declared = [task(sim, 'pbs_user', USER, ignore_errors=True),
@@ -284,6 +285,15 @@ def test_absence_is_only_pbss_own_answer(sim, playbook):
     sim.force('GET', r'^/access/users/ci@pbs$', 400, "no such user 'ci@pbs'", server='pbs', times=1)
     sim.force('GET', r'^/access/users/root@pam/token/sim$', 400, "no such token 'root@pam!sim'", server='pbs',
               times=1)
+    run = playbook(declared, check=True)
+    for line in run.results:
+        assert line['status'] == 'ok' and line['result']['plan']['read'] == 'found', line
+    reads = [entry['path'] for entry in sim.log if entry['method'] == 'GET']
+    assert reads.count('/access/users/ci@pbs') == 2 and reads.count('/access/users/root@pam/token/sim') == 2, reads
+
+    sim.force('GET', r'^/access/users/ci@pbs$', 400, "no such user 'ci@pbs'", server='pbs', times=2)
+    sim.force('GET', r'^/access/users/root@pam/token/sim$', 400, "no such token 'root@pam!sim'", server='pbs',
+              times=2)
     sim.clear_log()
     run = playbook(declared)
     for line in run.results:

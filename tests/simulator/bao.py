@@ -21,7 +21,8 @@ API shape:
 * A second mount (``PBS_MOUNT``) mints Proxmox Backup Server tokens the same way into the PBS server's
   state: user ``hf-<role>@pbs`` (created on first use), token ``<role>-<unixtime>-<counter>`` with its
   ``expire``, and the role's ACL entry on the token *and* on the user (PBS tokens are always
-  privilege-separated). Its roles: ``read`` = ``Audit`` and ``provision`` = ``Admin`` on ``/``.
+  privilege-separated). Its roles: ``read`` = ``Audit`` on ``/`` and ``RemoteAudit`` on ``/remote`` (PBS's
+  Audit role cannot read remotes), ``provision`` = ``Admin`` on ``/``.
 * ``GET /v1/sys/health`` (no token) and ``GET /v1/auth/token/lookup-self``
   answer minimally, so clients that probe before reading work.
 
@@ -53,6 +54,8 @@ class BaoRole:
     roleid: str = "PVEAuditor"
     path: str = "/"
     ttl: int = 3600
+    # further (path, role) grants beside (path, roleid)
+    extra: tuple = ()
 
     @property
     def userid(self):
@@ -94,7 +97,8 @@ class BaoEngine:
         self.configure_role("read", roleid="PVEAuditor", path="/", ttl=3600)
         self.configure_role("provision", roleid="Administrator", path="/", ttl=300)
         self.pbs_mount = PBS_MOUNT
-        self.pbs_roles = {"read": BaoRole("read", "Audit", "/", 3600),
+        # PBS's Audit role holds no Remote.Audit: a reader of remotes and sync jobs needs RemoteAudit too
+        self.pbs_roles = {"read": BaoRole("read", "Audit", "/", 3600, extra=(("/remote", "RemoteAudit"),)),
                           "provision": BaoRole("provision", "Admin", "/", 300)}
 
     # -- configuration ------------------------------------------------------
@@ -129,6 +133,14 @@ class BaoEngine:
                 if token in state.users.get(userid, {}).get("tokens", {}):
                     out.append(full)
         return out
+
+    def pbs_minted(self, role=None):
+        """minted() for the PBS mount: the tokens still on the backup server."""
+        state = self.sim.pbs.state
+        with self._lock:
+            ids = list(self.pbs_minted_ids)
+        with state.lock:
+            return [full for full, name in ids if (role is None or name == role) and full in state.tokens]
 
     # -- the app interface ----------------------------------------------------
     def describe(self, req, authenticate=False):
@@ -239,7 +251,8 @@ class BaoEngine:
             secret = state.add_token(userid, tokenid, expire=now + role.ttl)
             full = f"{userid}!{tokenid}"
             for authid in (userid, full):
-                state.acl_insert(role.path, authid, role.roleid, propagate=True)
+                for path, roleid in ((role.path, role.roleid),) + role.extra:
+                    state.acl_insert(path, authid, roleid, propagate=True)
         with self._lock:
             self.pbs_minted_ids.append((full, name))
         return self._lease(self.pbs_mount, name, role, full, secret)

@@ -184,6 +184,8 @@ class PbsState:
         self.notification_endpoints = OrderedDict()   # name -> {"type": "sendmail"|"smtp"|"gotify"|"webhook", ...}
         self.notification_matchers = OrderedDict()
         self.tasks = {}
+        # worker type (create-datastore, ...) -> the exit status its next task ends with, used once
+        self.task_outcomes = {}
         self.task_duration = 0.0  # seconds a create/delete-datastore task runs
         # the API daemon's pid/pstart (every PBS worker task shares them)
         self.pid = secrets.randbelow(0x3FFFFF - 0x1000) + 0x1000
@@ -214,6 +216,16 @@ class PbsState:
         salt = secrets.token_hex(8)
         self.token_shadow[tokenid] = f"{salt}${hashlib.sha256((salt + secret).encode()).hexdigest()}"
         return secret
+
+    def remove_token(self, tokenid):
+        """A token, its secret and its ACL entries gone (a revocation); True if it existed."""
+        with self.lock:
+            if tokenid not in self.tokens:
+                return False
+            del self.tokens[tokenid]
+            self.token_shadow.pop(tokenid, None)
+            self.acl_delete_authid(tokenid)
+            return True
 
     def token_secret_matches(self, tokenid, secret):
         salt, _sep, digest = self.token_shadow.get(tokenid, "$").partition("$")
@@ -322,6 +334,8 @@ class PbsState:
         """Record a worker task and return its UPID (proxmox-rest-server format)."""
         with self.lock:
             self.settle()
+            if exitstatus == "OK" and wtype in self.task_outcomes:
+                exitstatus = self.task_outcomes.pop(wtype)
             now = time.time()
             self._task_counter += 1
             starttime = int(now)

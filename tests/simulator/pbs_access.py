@@ -341,9 +341,7 @@ def user_delete(ctx):
 # -- API tokens ------------------------------------------------------------------------------
 
 def _drop_token(state, tokenid):
-    del state.tokens[tokenid]
-    state.token_shadow.pop(tokenid, None)
-    state.acl_delete_authid(tokenid)
+    state.remove_token(tokenid)
 
 
 @route("GET", "/access/users/{userid}/token")

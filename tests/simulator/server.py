@@ -261,10 +261,12 @@ class Simulator:
     """
 
     def __init__(self, members=3, log_path=None, unauthorized_delay=0.0, hang_limit=600.0,
-                 bao_mount=DEFAULT_MOUNT):
-        if members < 1:
-            raise ValueError("members must be >= 1")
+                 bao_mount=DEFAULT_MOUNT, pbs_members=1):
+        if members < 1 or pbs_members < 1:
+            raise ValueError("members and pbs_members must be >= 1")
         self.member_count = members
+        # addresses of the one backup server (a host reachable on two networks, say): one state, one log
+        self.pbs_member_count = pbs_members
         self.log_path = log_path
         self.unauthorized_delay = unauthorized_delay
         self.hang_limit = hang_limit
@@ -321,7 +323,7 @@ class Simulator:
         self._bao_member = Member(self, 0, "bao", self.bao)
         self.pbs = PbsApi(self)
         self.pbs_token_secret = self.pbs.state.add_token(PBS_TOKEN_USER, PBS_TOKEN_NAME)
-        self._pbs_members = [Member(self, 0, self.pbs.state.node, self.pbs)]
+        self._pbs_members = [Member(self, i, self.pbs.state.node, self.pbs) for i in range(self.pbs_member_count)]
         try:
             for member in self._members + [self._bao_member] + self._pbs_members:
                 member.listen()
@@ -417,14 +419,17 @@ class Simulator:
                 and not (e["method"] == "POST" and e["path"] == "/access/ticket")]
 
     # -- faults -------------------------------------------------------------------
-    def refuse(self, i):
-        self._members[i].refuse()
+    def _server_members(self, server):
+        return self._pbs_members if server == "pbs" else self._members
 
-    def hang(self, i):
-        self._members[i].hang()
+    def refuse(self, i, server="pve"):
+        self._server_members(server)[i].refuse()
 
-    def restore(self, i):
-        self._members[i].restore()
+    def hang(self, i, server="pve"):
+        self._server_members(server)[i].hang()
+
+    def restore(self, i, server="pve"):
+        self._server_members(server)[i].restore()
 
     def force(self, method, path_regex, status, message, errors=None, times=None, server="pve"):
         """Answer matching requests with ``status`` and ``message``; ``server="pbs"`` for the backup server's."""
@@ -450,7 +455,7 @@ class Simulator:
         with self._fault_lock:
             self._faults = []
             self._hooks = []
-        for member in self._members:
+        for member in self._members + self._pbs_members:
             member.restore()
         if self.bao is not None:
             self.bao.set_fault(None)
@@ -482,9 +487,10 @@ class Simulator:
         """None (normal), 'sealed' (503 Vault is sealed) or 'deny' (403 permission denied)."""
         self.bao.set_fault(mode)
 
-    def minted(self, role=None):
-        """Full token ids minted by the engine that still exist in the cluster."""
-        return self.bao.minted(role)
+    def minted(self, role=None, server="pve"):
+        """Full token ids minted by the engine that still exist in the cluster (``server="pbs"``: by its PBS
+        mount, still on the backup server)."""
+        return self.bao.pbs_minted(role) if server == "pbs" else self.bao.minted(role)
 
     @property
     def bao_log(self):
@@ -495,8 +501,10 @@ class Simulator:
         with self.bao._lock:  # pylint: disable=protected-access
             self.bao.log = []
 
-    def revoke_token(self, tokenid):
-        """Delete a PVE API token (and its ACL rows); True if it existed."""
+    def revoke_token(self, tokenid, server="pve"):
+        """Delete a PVE API token (and its ACL rows); True if it existed. ``server="pbs"``: a PBS token."""
+        if server == "pbs":
+            return self.pbs.state.remove_token(tokenid)
         userid, sep, name = tokenid.partition("!")
         with self.state.lock:
             if not sep or name not in self.state.users.get(userid, {}).get("tokens", {}):
