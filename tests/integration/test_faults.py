@@ -12,10 +12,15 @@ family or row cannot be skipped silently.
 
 The rows of ``CONNECTION_ROWS`` prove the connection layer (members, failover, a write that may have left,
 OpenBao and the lease cache: api.py and credentials.py), which every family reaches through the same code on
-both paths. The controller path runs them over every family; the module path, where each task is a process
-of its own, over every third family (as the bad-input corpus does), which keeps the suite's time in bounds
-while each path still meets each fault. (Not a split of the families between the paths: families depend on
-each other within a play, an HA rule on its resource.) The other rows run every family on both paths.
+both paths. The controller path runs every row over every family. The module path, where each task is a
+process of its own, runs the connection rows over every third family and the other rows over every second,
+alternating halves between rows (``module_path_sample``), which keeps the suite's time in bounds while each
+path meets each fault and each family meets every row on the controller path and half of the family rows on
+the module path. A sampled family brings what its object names (``NEEDS``: an HA rule its resource).
+
+The backup server's families (``pbs_*``) are in every row: their tasks get the row's connection pointed at
+the backup server (``on_the_backup_server``), and the row's forced answers and hooks go to it
+(``server_of``). The simulator serves the backup server at two addresses, so the member rows meet it too.
 """
 
 import itertools
@@ -365,6 +370,24 @@ CONNECTION_ROWS = ('one member refuses', 'one member hangs', 'one member unreach
                    'OpenBao unreachable', 'lease cache corrupt or too open')
 
 
+# A family whose object names another family's object of the same play.
+NEEDS = {'ha_rule': 'ha_resource'}
+
+
+def module_path_sample(fault, modules):
+    """The families a row runs on the module path, where each task is a process of its own: every third for a
+    connection row, every second for the others, the rows alternating between the two halves so that each family
+    meets half of those rows there. The controller path runs every family in every row."""
+    if fault in CONNECTION_ROWS:
+        chosen = modules[::3]
+    else:
+        family_rows = sorted(row for row in FAULTS if row not in CONNECTION_ROWS)
+        chosen = modules[family_rows.index(fault) % 2::2]
+    # what a chosen family's object names comes along (PVE refuses an HA rule over an unmanaged guest)
+    chosen = set(chosen) | set(NEEDS[module] for module in chosen if NEEDS.get(module) in modules)
+    return [module for module in modules if module in chosen]
+
+
 def applies(fault, module):
     return (fault, module) not in NOT_APPLICABLE
 
@@ -418,8 +441,8 @@ class Faults:
         self.tmp_path = tmp_path
         # The families the row applies to (every one, unless NOT_APPLICABLE says why not).
         self.modules = [module for module in MODULES if applies(fault, module)]
-        if path == 'module' and fault in CONNECTION_ROWS:
-            self.modules = self.modules[::3]
+        if path == 'module':
+            self.modules = module_path_sample(fault, self.modules)
 
     def connection(self, timeout=None):
         return dict(self.sim.module_options(), api_timeout=timeout or 5)
