@@ -12,15 +12,17 @@ import pytest
 import yaml
 
 from collection_root import COLLECTIONS
-from simulator.handlers.guests import add_guest
+from simulator.handlers.guests import add_guest, set_guest_interfaces
 
 BIN = os.path.dirname(sys.executable)
 PREFIX = 'proxmox_'
 
 # vmid: (type, node, status, config, pool); names repeat on purpose (two 'web1').
 GUESTS = {
-    100: ('qemu', 'node1', 'running', {'name': 'web1', 'tags': 'web;prod', 'agent': '1'}, 'lab'),
-    101: ('lxc', 'node2', 'running', {'hostname': 'web1', 'tags': 'web'}, None),
+    100: ('qemu', 'node1', 'running', {'name': 'web1', 'tags': 'web;prod', 'agent': '1',
+                                       'net0': 'virtio=BC:24:11:00:01:00,bridge=vmbr0'}, 'lab'),
+    101: ('lxc', 'node2', 'running', {'hostname': 'web1', 'tags': 'web',
+                                      'net0': 'name=eth0,bridge=vmbr0,hwaddr=BC:24:11:00:01:01,ip=dhcp'}, None),
     102: ('qemu', 'node2', 'stopped', {'name': 'db1', 'tags': 'db;prod'}, 'lab'),
     103: ('lxc', 'node3', 'stopped', {'hostname': 'cache1'}, None),
 }
@@ -291,3 +293,35 @@ def test_no_secret_in_the_verbose_output_or_the_cache(sim, inventory, tmp_path):
     assert again.proc.returncode == 0, again.output
     assert sim.log == []
     assert again.hosts('proxmox_guests') == run.hosts('proxmox_guests')
+
+
+def test_addresses_from_the_agent_and_the_container_set_ansible_host_and_never_drop_a_guest(sim, inventory):
+    seed(sim)
+    set_guest_interfaces(sim.state, 100, {'ens18': ['192.168.50.10/24', '10.20.0.10/16', '2001:db8::10/64']})
+    set_guest_interfaces(sim.state, 101, {'eth0': ['10.20.0.11/16']})
+    add_guest(sim.state, 'qemu', 104, 'node3', config={'name': 'noagent'}, status='running')
+    add_guest(sim.state, 'qemu', 105, 'node3', config={'name': 'silent', 'agent': '1'}, status='running')
+    with sim.state.lock:
+        sim.state.agent_unresponsive.add(105)
+    sim.clear_log()
+    run = inventory({'want_addresses': True, 'ansible_host_networks': ['10.20.0.0/16', '0.0.0.0/0']})
+    assert run.proc.returncode == 0, run.output
+    web = run.hostvars['web1']
+    assert web['proxmox_addresses'] == ['192.168.50.10', '10.20.0.10', '2001:db8::10']  # no loopback, no fe80
+    assert web['ansible_host'] == '10.20.0.10' and web['proxmox_notes'] == []
+    assert run.hostvars['web1-101']['proxmox_addresses'] == ['10.20.0.11']
+    assert run.hostvars['web1-101']['ansible_host'] == '10.20.0.11'
+    # listed without addresses, with a note saying why; never dropped
+    for host, why in (('noagent', 'No QEMU guest agent configured'), ('silent', 'QEMU guest agent is not running'),
+                      ('db1', 'the guest is stopped'), ('cache1', 'the guest is stopped')):
+        assert run.hostvars[host]['proxmox_addresses'] == [] and 'ansible_host' not in run.hostvars[host], host
+        assert any(why in note for note in run.hostvars[host]['proxmox_notes']), (host, run.hostvars[host])
+    # only running guests are asked, each once
+    asked = sorted(path for path in guest_reads(sim) if path != '/cluster/resources')
+    assert asked == ['/nodes/node1/qemu/100/agent/network-get-interfaces', '/nodes/node2/lxc/101/interfaces',
+                     '/nodes/node3/qemu/104/agent/network-get-interfaces',
+                     '/nodes/node3/qemu/105/agent/network-get-interfaces']
+
+    # no network holds an address: ansible_host is left unset
+    unset = inventory({'want_addresses': True, 'ansible_host_networks': ['172.16.0.0/12']})
+    assert 'ansible_host' not in unset.hostvars['web1'] and unset.hostvars['web1']['proxmox_addresses']

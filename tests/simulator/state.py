@@ -119,6 +119,9 @@ class ClusterState:
         # Fault knob: vmids whose guest ignores an ACPI/clean shutdown (the shutdown task times out unless
         # forceStop=1 is sent, which then stops it hard).
         self.shutdown_ignored = set()
+        # Fault knob: vmids of VMs whose guest agent is configured (`agent: 1`) but does not answer: the agent
+        # commands fail with "QEMU guest agent is not running" (QemuServer/Agent.pm assert_agent_available).
+        self.agent_unresponsive = set()
         self.tasks = {}
         # Cluster families, one attribute per config file; each handler module owns its own:
         self.realms = OrderedDict()           # domains.cfg (handlers/domains.py)

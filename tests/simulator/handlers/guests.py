@@ -15,7 +15,8 @@ State (``state.guests`` / ``state.volumes``, both rolled back with a failed requ
   OrderedDict key -> text (the ``<vmid>.conf`` options, ``lock`` excepted), "pending": key -> text,
   "pending_delete": key -> force (0/1), "snapshots": name -> {"description", "snaptime",
   "parent"?, "config"}, "lock": None or a lock name, "name": the display name (kept for pools.py),
-  "started": epoch of the last start}``. Bare entries (no ``config``) read as an empty config.
+  "started": epoch of the last start, "interfaces": None or what the running guest reports (see below)}``.
+  Bare entries (no ``config``) read as an empty config.
 * ``volumes[storage][volname]``: ``{"size": bytes, "vmid": int or None, "format": "raw"|"qcow2"|
   "subvol"|None, "content": "images"|"rootdir"|"vztmpl"|"iso"}``; ``local``'s three container
   templates and one ISO are seeded on first use.
@@ -43,9 +44,24 @@ Test helpers (plain functions, state lock taken):
   ``template: 1`` and turns the disks into ``base-`` volumes. Returns the guest entry.
 * ``guest_config(state, vmid)``: the config as ``GET .../config`` answers it (pending merged,
   ``digest`` added, values typed).
+* ``add_snapshot(state, vmid, name, description="", snaptime=None, vmstate=False)``: a snapshot as
+  ``snapshot_create`` leaves it (the current config copied, ``parent`` chained, the config's ``parent``
+  set to the new one).
+* ``set_guest_interfaces(state, vmid, interfaces)``: what the running guest reports (the QEMU agent's
+  ``network-get-interfaces``, a container's ``interfaces``), ``None`` for the default.
+* ``seed_many_guests(state, count, ...)``: many guests at once for scale tests and benchmarks.
+
+What a running guest reports (``reported_interfaces``): the loopback, then ``guest["interfaces"]``
+when a test set it, else one interface per ``netN`` of the config: the NIC's MAC (lower case); a
+container's ``name``, a VM's ``ens<18+N>`` (its PCI slot); the static ``ip``/``ip6`` of the NIC
+(a VM's ``ipconfigN``), for ``dhcp`` (and a VM without ``ipconfigN``) the lease
+``10.<100+N>.<vmid/256>.<vmid%256>/16``, for ``auto``/``dhcp`` IPv6 ``fd00:<100+N in hex>::<EUI-64>/64``;
+every NIC last has its link-local ``fe80::<EUI-64>/64``. ``state.agent_unresponsive`` (vmids) is the
+fault knob for a VM whose agent is configured but does not answer.
 """
 
 import hashlib
+import ipaddress
 import random
 import re
 import time
@@ -237,7 +253,8 @@ def get_unique_tags(state, text):
 
 def new_guest(typ, node, status="stopped"):
     return {"type": typ, "node": node, "status": status, "config": OrderedDict(), "pending": {},
-            "pending_delete": {}, "snapshots": {}, "lock": None, "name": None, "started": None}
+            "pending_delete": {}, "snapshots": {}, "lock": None, "name": None, "started": None,
+            "interfaces": None}
 
 
 def writable(guest):
@@ -819,6 +836,85 @@ for _typ in TYPES:
     _register_reads(_typ)
 
 
+# -- what a running guest reports: its interfaces ----------------------------------------------------
+
+LOOPBACK = {"name": "lo", "hwaddr": "00:00:00:00:00:00", "addresses": ["127.0.0.1/8", "::1/128"]}
+FIRST_QEMU_NIC_SLOT = 18  # net0 sits in PCI slot 18 (qemu-server PCI.pm), so a Linux guest names it ens18
+
+
+def eui64(mac):
+    """The interface id SLAAC and the link-local address derive from a MAC (RFC 4291 appendix A)."""
+    octets = [int(part, 16) for part in mac.split(":")]
+    octets[0] ^= 0x02
+    words = octets[:3] + [0xFF, 0xFE] + octets[3:]
+    return ":".join(f"{words[i] << 8 | words[i + 1]:x}" for i in range(0, 8, 2))
+
+
+def derived_mac(vmid, index):
+    """A stable MAC for an interface the config does not describe."""
+    return f"bc:24:11:{(vmid >> 8) & 0xFF:02x}:{vmid & 0xFF:02x}:{index & 0xFF:02x}"
+
+
+def dhcp_lease(vmid, index):
+    """The address the simulated DHCP server hands NIC ``index`` of guest ``vmid``."""
+    return f"10.{100 + index}.{(vmid >> 8) & 0xFF}.{vmid & 0xFF}/16"
+
+
+def _nic_addresses(mac, ip, ip6, vmid, index):
+    """The addresses ``ip a`` lists for one NIC: IPv4, global IPv6, then the link-local one."""
+    res = []
+    if ip == "dhcp":
+        res.append(dhcp_lease(vmid, index))
+    elif ip and ip != "manual":
+        res.append(ip)
+    if ip6 in ("auto", "dhcp"):
+        res.append(str(ipaddress.IPv6Interface(f"fd00:{100 + index:x}::{eui64(mac)}/64")))
+    elif ip6 and ip6 != "manual":
+        res.append(ip6)
+    res.append(f"fe80::{eui64(mac)}/64")
+    return res
+
+
+def _nic_indexes(conf):
+    return sorted(int(key[3:]) for key in conf if re.match(r"^net\d+$", key))
+
+
+def _ipconfig(text):
+    """The cloud-init ``ipconfigN`` property string (format pve-qm-ipconfig) as a dict."""
+    return dict(part.split("=", 1) for part in (text or "").split(",") if "=" in part)
+
+
+def default_interfaces(guest, vmid):
+    """One interface per ``netN`` of the current config, as the guest would bring them up."""
+    conf = guest.get("config") or {}
+    res = []
+    for index in _nic_indexes(conf):
+        net = parse_ps(option_format(guest["type"], f"net{index}"), conf[f"net{index}"])
+        if guest["type"] == "lxc":
+            mac = (net.get("hwaddr") or derived_mac(vmid, index)).lower()
+            ip, ip6, name = net.get("ip"), net.get("ip6"), net.get("name") or f"eth{index}"
+        else:
+            mac = (net.get("macaddr") or derived_mac(vmid, index)).lower()
+            cloudinit = _ipconfig(conf.get(f"ipconfig{index}"))
+            ip, ip6 = cloudinit.get("ip", "dhcp"), cloudinit.get("ip6")
+            name = f"ens{FIRST_QEMU_NIC_SLOT + index}"
+        res.append({"name": name, "hwaddr": mac, "addresses": _nic_addresses(mac, ip, ip6, vmid, index)})
+    return res
+
+
+def reported_interfaces(guest, vmid):
+    """What the running guest reports: the loopback, then the test's interfaces or the default."""
+    chosen = guest.get("interfaces")
+    chosen = default_interfaces(guest, vmid) if chosen is None else chosen
+    return ([] if any(i["name"] == "lo" for i in chosen) else [LOOPBACK]) + list(chosen)
+
+
+def split_address(text):
+    """``"10.0.0.5/24"`` -> (address, prefix, ``ipv4``|``ipv6``) as QGA and ``ip --json`` give them."""
+    iface = ipaddress.ip_interface(text)
+    return str(iface.ip), iface.network.prefixlen, f"ipv{iface.version}"
+
+
 # -- /cluster/resources -------------------------------------------------------------------------------
 
 @route("GET", "/cluster/resources")
@@ -902,6 +998,110 @@ def add_guest(state, typ, vmid, node, config=None, status="stopped", template=Fa
         sync_name(guest, vmid)
         state.guests[vmid] = guest
         return guest
+
+
+SNAPSHOT_SKIP = ("snapshots", "snapstate", "snaptime", "vmstate", "lock", "digest", "description", "parent")
+
+
+def add_snapshot(state, vmid, name, description="", snaptime=None, vmstate=False):
+    """Seed a snapshot as AbstractConfig::snapshot_create leaves it: __snapshot_copy_config copies the
+    current config (without the keys above and ``unusedN``), the snapshot's ``parent`` is the config's
+    previous ``parent``, and the config's ``parent`` becomes the new snapshot. ``vmstate`` (QEMU)
+    records a RAM state volume. Returns the snapshot entry."""
+    with state.lock:
+        guest = writable(state.guests[vmid])
+        conf = guest["config"]
+        snap = {"description": description, "snaptime": int(snaptime if snaptime is not None else time.time()),
+                "config": OrderedDict((k, v) for k, v in conf.items()
+                                      if k not in SNAPSHOT_SKIP and not re.match(r"^unused\d+$", k))}
+        if conf.get("parent"):
+            snap["parent"] = conf["parent"]
+        if vmstate:
+            snap["config"]["vmstate"] = f"local-lvm:vm-{vmid}-state-{name}"
+        guest["snapshots"][name] = snap
+        conf["parent"] = name
+        return snap
+
+
+def set_guest_interfaces(state, vmid, interfaces):
+    """What the running guest reports besides its loopback (``None``: derived from its config).
+
+    ``interfaces``: a list of ``{"name", "hwaddr"?, "addresses": ["10.1.2.3/24", "fd00::3/64"]}``
+    or a mapping name -> addresses. A missing ``hwaddr`` is the MAC of the config's NIC in the same
+    position (else a derived one). Nothing is added: no link-local address, no other NIC."""
+    with state.lock:
+        guest = state.guests[vmid]
+        if interfaces is None:
+            guest["interfaces"] = None
+            return
+        if isinstance(interfaces, dict):
+            interfaces = [{"name": name, "addresses": list(addrs)} for name, addrs in interfaces.items()]
+        defaults = default_interfaces(guest, vmid)
+        chosen = []
+        for position, item in enumerate(interfaces):
+            addresses = [str(ipaddress.ip_interface(a)) for a in item.get("addresses") or ()]  # ValueError early
+            mac = item.get("hwaddr") or (defaults[position]["hwaddr"] if position < len(defaults)
+                                         else derived_mac(vmid, position))
+            chosen.append({"name": item["name"], "hwaddr": mac.lower(), "addresses": addresses})
+        guest["interfaces"] = chosen
+
+
+SEED_ROLES = ("web", "db", "cache", "app", "mon")
+
+
+def _every(i, period):
+    """Whether position ``i`` is one of every ``period`` (0 or None: never)."""
+    return bool(period) and i % period == 0
+
+
+def seed_many_guests(state, count, nodes=None, first_vmid=1000, lxc_every=3, stopped_every=4, templates=2,
+                     pools=("pool-a", "pool-b"), pool_every=10, no_agent_every=7, agent_down_every=11):
+    """Seed ``count`` guests quickly (scale tests, benchmarks); returns their vmids.
+
+    Guest ``i`` (vmid ``first_vmid + i``, 0-based) is on ``nodes[i % len(nodes)]`` (default: every node).
+    A ``*_every`` of N picks the guests whose ``i`` is a multiple of N (0 or None: none): containers are
+    the guests whose ``i + 1`` is one of ``lxc_every`` (the third, sixth ...), the rest VMs; the first
+    ``templates`` VMs are templates; stopped are the templates and ``stopped_every``; the rest run.
+    Names are ``<role>-<vmid>`` (web, db, cache, app, mon in turn); tags ``<role>;dev`` / ``<role>;prod``
+    alternately, none on every sixth (``i % 6 == 5``); ``pool_every`` are in ``pools`` in turn (created
+    when missing). VMs have ``agent: 1`` except ``no_agent_every``; of those, ``agent_down_every`` have
+    an agent that does not answer (``state.agent_unresponsive``). Disks name their volumes
+    (``local-lvm:vm-<vmid>-disk-0``) and NICs carry a MAC derived from the vmid (containers ``ip=dhcp``),
+    so nothing is searched or drawn at random."""
+    nodes = list(nodes or state.nodes)
+    vmids = list(range(first_vmid, first_vmid + count))
+    with state.lock:
+        taken = [vmid for vmid in vmids if vmid in state.guests]
+        if taken:
+            raise ValueError(f"vmids already used: {taken[:5]}")
+        for pool in pools:
+            state.pools.setdefault(pool, {"vms": set(), "storage": set()})
+        templates_left = templates
+        for i, vmid in enumerate(vmids):
+            typ = "lxc" if _every(i + 1, lxc_every) else "qemu"
+            role = SEED_ROLES[i % len(SEED_ROLES)]
+            mac = f"BC:24:11:{(vmid >> 16) & 0xFF:02X}:{(vmid >> 8) & 0xFF:02X}:{vmid & 0xFF:02X}"
+            if typ == "qemu":
+                config = {"name": f"{role}-{vmid}", "memory": 2048, "cores": 2, "ostype": "l26",
+                          "scsi0": f"local-lvm:vm-{vmid}-disk-0,size=8G", "net0": f"virtio={mac},bridge=vmbr0"}
+                if not _every(i, no_agent_every):
+                    config["agent"] = "1"
+            else:
+                config = {"hostname": f"{role}-{vmid}", "memory": 512, "ostype": "debian",
+                          "rootfs": f"local-lvm:vm-{vmid}-disk-0,size=4G",
+                          "net0": f"name=eth0,bridge=vmbr0,hwaddr={mac},ip=dhcp,type=veth"}
+            if i % 6 != 5:
+                config["tags"] = f"{role};{'prod' if i % 2 else 'dev'}"
+            template = typ == "qemu" and templates_left > 0
+            templates_left -= template
+            running = not template and not _every(i, stopped_every)
+            add_guest(state, typ, vmid, nodes[i % len(nodes)], config, "running" if running else "stopped",
+                      template)
+            if pools and _every(i, pool_every):
+                add_to_pool(state, vmid, pools[(i // pool_every) % len(pools)])
+            if typ == "qemu" and "agent" in config and _every(i, agent_down_every):
+                state.agent_unresponsive.add(vmid)
+    return vmids
 
 
 def guest_config(state, vmid):

@@ -1,9 +1,10 @@
 """/nodes/{node}/lxc: containers (pve-container 6, PVE 9).
 
-Ports ``API2/LXC.pm`` (create_vm, destroy_vm, resize_vm), ``API2/LXC/Config.pm`` (update_vm),
+Ports ``API2/LXC.pm`` (create_vm, destroy_vm, resize_vm, ip), ``API2/LXC/Config.pm`` (update_vm),
 ``API2/LXC/Status.pm`` (vm_start, vm_stop, vm_shutdown, vm_reboot) and ``LXC/Config.pm``
 (update_pct_config, vmconfig_hotplug_pending, vmconfig_apply_pending, apply_pending_mountpoint,
-print_ct_mountpoint, parse/print_lxc_network), ``LXC.pm`` (create_disks, vm_stop, vm_reboot).
+print_ct_mountpoint, parse/print_lxc_network), ``LXC.pm`` (create_disks, vm_stop, vm_reboot,
+get_interfaces).
 Reads, the pending array, snapshots and /cluster/resources are in ``guests.py``.
 
 * Create: the vmid must be free cluster-wide (``CT 101 already exists on node 'node1'``, or ``VM``
@@ -17,6 +18,8 @@ Reads, the pending array, snapshots and /cluster/resources are in ``guests.py``.
 * Update: on a running container the keys ``vmconfig_hotplug_pending`` applies live (``FASTPLUG``,
   ``HOTPLUG_SET``, ``HOTPLUG_DELETE``) change at once, the rest waits in ``[pve:pending]`` until the
   next start or reboot. A NIC sent without ``hwaddr`` gets a new one.
+* ``GET .../interfaces`` lists what the running container reports (``guests.reported_interfaces``)
+  in ``ip --json a``'s terms; for a container that is not running it answers ``data: null``.
 * Shutdown of a container in ``state.shutdown_ignored`` fails after ``timeout`` with
   ``container did not stop`` (lxc-stop --nokill), unless ``forceStop=1`` kills it.
 """
@@ -501,6 +504,34 @@ def destroy(ctx, p):
         g.destroy(state, vmid, p.get("purge"), log)
         return warnings
     return g.run_task(ctx, p["node"], "vzdestroy", vmid, work)
+
+
+# -- interfaces -------------------------------------------------------------------------------
+
+def lxc_interface(iface):
+    """One interface as PVE::LXC::get_interfaces reads ``ip --json a`` in the container's network
+    namespace: ``inet``/``inet6`` are ``address/prefix`` of the *last* address of that family (the
+    loop overwrites, so a NIC with a global and a link-local IPv6 shows the link-local one); PVE 9's
+    schema adds ``hardware-address`` and every address under ``ip-addresses``."""
+    res = {"name": iface["name"], "hwaddr": iface["hwaddr"], "hardware-address": iface["hwaddr"],
+           "ip-addresses": []}
+    for text in iface["addresses"]:
+        address, prefix, family = g.split_address(text)
+        res["inet" if family == "ipv4" else "inet6"] = f"{address}/{prefix}"
+        res["ip-addresses"].append({"ip-address": address, "ip-address-type": family, "prefix": prefix})
+    return res
+
+
+@route("GET", BASE + "/{vmid}/interfaces")
+def interfaces(ctx, p):
+    """API2/LXC.pm ``ip``: PVE::LXC::get_interfaces, which does not load the config and answers
+    nothing (``data: null``) when find_lxc_pid fails: a stopped container, one on another node, or
+    no container at all. get_interfaces was read in pve-container's LXC.pm (PVE 8); that the method
+    calls it bare is from memory (the stored API2/LXC.pm versions predate it)."""
+    guest = ctx.state.guests.get(p["vmid"])
+    if guest is None or guest["type"] != TYP or guest["node"] != p["node"] or guest.get("status") != "running":
+        return None
+    return [lxc_interface(iface) for iface in g.reported_interfaces(guest, p["vmid"])]
 
 
 # -- test helper hooks (guests.add_guest) -----------------------------------------------------

@@ -2,7 +2,8 @@
 
 Ports ``API2/Qemu.pm`` (create_vm with create_disks and check_storage_access, update_vm_api for
 ``PUT`` and ``POST .../config``, destroy_vm, resize_vm, clone_vm, template, vm_start, vm_stop,
-vm_shutdown, vm_reboot) and ``QemuServer.pm`` (vmconfig_hotplug_pending, vmconfig_apply_pending,
+vm_shutdown, vm_reboot), ``API2/Qemu/Agent.pm`` with ``QemuServer/Agent.pm`` (network-get-interfaces,
+assert_agent_available) and ``QemuServer.pm`` (vmconfig_hotplug_pending, vmconfig_apply_pending,
 vmconfig_update_disk/net/agent, get_default_bootdevices, print_bootorder, template_create,
 _do_vm_stop). Reads, the pending array, snapshots and /cluster/resources are in ``guests.py``.
 
@@ -19,6 +20,9 @@ _do_vm_stop). Reads, the pending array, snapshots and /cluster/resources are in 
   ``network,disk,usb``): NICs and scsi/virtio disks live, memory and CPUs only with their hotplug
   feature, everything else waits in ``[PENDING]`` for the next start or reboot.
 * Resize is a task whose every check runs in the task (``shrinking disks is not supported``).
+* The guest agent's ``network-get-interfaces`` answers ``{"result": [...]}`` (the interfaces of
+  ``guests.reported_interfaces``) or dies as ``assert_agent_available`` does; ``state.agent_unresponsive``
+  (vmids) makes a configured agent silent.
 * Shutdown of a VM in ``state.shutdown_ignored`` fails with ``VM quit/powerdown failed - got
   timeout``; with ``forceStop=1`` it is terminated (``WARNINGS: 1``). Start of a running VM fails
   its task with ``VM 100 already running``; stop and shutdown of a stopped VM succeed.
@@ -868,6 +872,57 @@ def template(ctx, p):
 
     load_and_check()
     return g.run_task(ctx, p["node"], "qmtemplate", vmid, lambda log: make_template(state, load_and_check(), disk))
+
+
+# -- guest agent ------------------------------------------------------------------------------
+
+def agent_enabled(conf):
+    """Agent.pm parse_guest_agent: the ``enabled`` flag (the default key) of the ``agent`` option."""
+    return str(g.parse_ps(_fmt("agent"), conf["agent"]).get("enabled", "0")) in ("1", "on", "yes", "true")
+
+
+def assert_agent_available(state, guest, vmid):
+    """QemuServer/Agent.pm assert_agent_available: an ``agent`` option at all, the VM running, then the
+    agent answering ``guest-ping`` (qga_check_running). ``agent: 0`` passes the first check (it is
+    defined) but QEMU then has no agent socket, so the ping fails like a silent agent's."""
+    conf = guest.get("config") or {}
+    if conf.get("agent") is None:
+        raise die("No QEMU guest agent configured")
+    if guest.get("status") != "running":
+        raise die(f"VM {vmid} is not running")
+    if not agent_enabled(conf) or vmid in state.agent_unresponsive:
+        raise die("QEMU guest agent is not running")
+
+
+def _qga_statistics(position, addresses):
+    """GuestNetworkInterfaceStat: counters a guest that has been up a while would show."""
+    packets = 1000 * (position + 1) if addresses else 0
+    return {"rx-bytes": packets * 150, "rx-dropped": 0, "rx-errs": 0, "rx-packets": packets,
+            "tx-bytes": packets * 90, "tx-dropped": 0, "tx-errs": 0, "tx-packets": packets // 2}
+
+
+def qga_interface(position, iface):
+    """One GuestNetworkInterface of the agent's ``guest-network-get-interfaces`` answer."""
+    res = {"name": iface["name"], "hardware-address": iface["hwaddr"]}
+    if iface["addresses"]:
+        res["ip-addresses"] = []
+        for text in iface["addresses"]:
+            address, prefix, family = g.split_address(text)
+            res["ip-addresses"].append({"ip-address-type": family, "ip-address": address, "prefix": prefix})
+    res["statistics"] = _qga_statistics(position, iface["addresses"])
+    return res
+
+
+@route("GET", BASE + "/{vmid}/agent/network-get-interfaces")
+def agent_network_get_interfaces(ctx, p):
+    """API2/Qemu/Agent.pm register_command('network-get-interfaces'): load_config (the typed absence),
+    assert_agent_available, then ``{ result => mon_cmd($vmid, "guest-network-get-interfaces") }``.
+    The permission (VM.GuestAgent.Audit or VM.GuestAgent.Unrestricted on /vms/{vmid}) is the schema's,
+    checked by the pipeline."""
+    state, vmid = ctx.state, p["vmid"]
+    guest = g.load_guest(state, TYP, p["node"], vmid)
+    assert_agent_available(state, guest, vmid)
+    return {"result": [qga_interface(i, iface) for i, iface in enumerate(g.reported_interfaces(guest, vmid))]}
 
 
 # -- test helper hooks (guests.add_guest) and template_create ---------------------------------
