@@ -113,9 +113,9 @@ class ConfirmedAbsenceStore(ItemStore):
     """An item whose "missing" answer is not typed (Ceph's ``unrecognized pool``, a failed ``zpool status``):
     absent only when the collection, read with the same credential, lacks the object too. A failed list fails
     the task, and a listed object whose read failed is unreadable: creating over it would not be a no-op (unless
-    a second read finds it: created by another writer between the two reads). ``key`` is the list rows' name for the last identity field; the item is read at its path plus ``suffix``
-    (a Ceph pool's ``/status``), with ``params`` (``verbose=1``); the list with ``list_params`` (PBS's sync jobs of
-    every direction).
+    a second read finds it: created by another writer between the two reads). ``key`` is the list rows' name for
+    the last identity field; the item is read at its path plus ``suffix`` (a Ceph pool's ``/status``), with
+    ``params`` (``verbose=1``); the list with ``list_params`` (PBS's sync jobs of every direction).
     """
 
     def __init__(self, key, suffix='', params=None, list_params=None):

@@ -168,9 +168,9 @@ CORPUS = [
     ('declare', {}, 'objects'),
     # a new token's secret would be lost in declare's report: the token modules create tokens
     ('declare', {'objects': {'api_token': [{'userid': 'ci@pve', 'tokenid': 'deploy', 'expire': 0, 'privsep': True,
-                                             'create_missing': True}]}}, 'objects.api_token[0]: create_missing'),
+                                            'create_missing': True}]}}, 'objects.api_token[0]: create_missing'),
     ('declare', {'objects': {'pbs_api_token': [{'userid': 'ci@pbs', 'token_name': 'deploy', 'expire': 0,
-                                                 'create_missing': True}]}}, 'objects.pbs_api_token[0]: create_missing'),
+                                                'create_missing': True}]}}, 'objects.pbs_api_token[0]: create_missing'),
 ]
 # Each family's own cases live beside its matrix; all of them run here, in the one playbook per path.
 CORPUS += ACCESS_NOTIFY + CLUSTER + FIREWALL + HA + NETWORK + GUESTS + STORAGE_HW + PBS + PBS_ACCESS + PBS_NOTIFY + PBS_JOBS

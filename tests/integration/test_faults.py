@@ -71,8 +71,8 @@ PBS_FAMILIES = {
                        absent={'userid': 'alice@pbs', 'state': 'absent'}),
     'pbs_api_token': on_pbs('pbs_api_token', '/access/users/ci@pbs/token'),
     'pbs_acl': on_pbs('pbs_acl', '/access/acl', args=PBS_GRANT,
-                      drift=[('PUT', '/access/acl', dict(path='/datastore/offsite', role='DatastoreBackup', propagate='0',
-                                                        **{'auth-id': 'ops@pbs'}))],
+                      drift=[('PUT', '/access/acl', {'path': '/datastore/offsite', 'role': 'DatastoreBackup',
+                                                     'propagate': '0', 'auth-id': 'ops@pbs'})],
                       absent=dict(PBS_GRANT, state='absent')),
     'pbs_remote': on_pbs('pbs_remote'),
     # the remote PBS_SETUP made: PBS refuses to remove a remote a sync job names, and rows remove in name order
@@ -679,9 +679,9 @@ DIGEST_EDITS = {
     'pbs_user': (r'^/access/users/alice@pbs$', '/access/users/ops@pbs', [{'comment': 'edit {n}'}] * 2),
     'pbs_api_token': (r'^/access/users/ci@pbs/token/deploy$', '/access/users/ops@pbs', [{'comment': 'edit {n}'}] * 2),
     # acl.cfg: another grant made, then taken back
-    'pbs_acl': (r'^/access/acl$', '/access/acl', [{'path': '/remote', 'auth-id': 'ops@pbs', 'role': 'RemoteAudit'},
-                                                 {'path': '/remote', 'auth-id': 'ops@pbs', 'role': 'RemoteAudit',
-                                                  'delete': 'true'}]),
+    'pbs_acl': (r'^/access/acl$', '/access/acl', [
+        {'path': '/remote', 'auth-id': 'ops@pbs', 'role': 'RemoteAudit'},
+        {'path': '/remote', 'auth-id': 'ops@pbs', 'role': 'RemoteAudit', 'delete': 'true'}]),
     'pbs_remote': (r'^/config/remote/main$', '/config/remote/other', [{'comment': 'edit {n}'}] * 2),
     'pbs_sync_job': (r'^/config/sync/from-main$', '/config/sync/other-sync', [{'comment': 'edit {n}'}] * 2),
     'pbs_verify_job': (r'^/config/verify/verify-all$', '/config/verify/other-verify', [{'comment': 'edit {n}'}] * 2),

@@ -111,6 +111,8 @@ def guest_reads(sim):
     return [entry['path'] for entry in sim.log if entry['method'] == 'GET']
 
 
+# ansible-core's inventory API (templating, constructed): on the oldest and newest too
+@pytest.mark.compat
 def test_one_request_lists_every_guest_grouped_by_node_pool_tag_type_and_status(sim, inventory):
     seed(sim)
     run = inventory({})
@@ -177,6 +179,8 @@ def test_filters_include_exclude_and_jinja(sim, inventory):
         assert run.hosts('proxmox_guests') == expected, (options, run.listing)
 
 
+# ansible-core's inventory API (templating, constructed): on the oldest and newest too
+@pytest.mark.compat
 def test_constructed_compose_groups_and_keyed_groups(sim, inventory):
     seed(sim)
     run = inventory({'compose': {'vm_label': "proxmox_name ~ '@' ~ proxmox_node"},
@@ -234,6 +238,8 @@ def test_a_failed_read_fails_the_inventory_clearly(sim, inventory):
     assert 'homeflare.proxmox.pve' in run.output and 'Permission check failed' in run.output
 
 
+# ansible-core's inventory API (templating, constructed): on the oldest and newest too
+@pytest.mark.compat
 def test_templated_options_environment_fallbacks_and_bad_options(sim, inventory):
     seed(sim)
     templated = inventory({'api_token_secret': "{{ lookup('ansible.builtin.env', 'SIM_SECRET') }}"},
@@ -295,6 +301,8 @@ def test_no_secret_in_the_verbose_output_or_the_cache(sim, inventory, tmp_path):
     assert again.hosts('proxmox_guests') == run.hosts('proxmox_guests')
 
 
+# ansible-core's inventory API (templating, constructed): on the oldest and newest too
+@pytest.mark.compat
 def test_addresses_from_the_agent_and_the_container_set_ansible_host_and_never_drop_a_guest(sim, inventory):
     seed(sim)
     set_guest_interfaces(sim.state, 100, {'ens18': ['192.168.50.10/24', '10.20.0.10/16', '2001:db8::10/64']})
