@@ -73,8 +73,8 @@ def host_names(rows, naming):
         chosen = wanted
         if chosen in taken:
             chosen = '%s-%d' % (wanted, vmid)
-            renamed.append((vmid, "guest %d is named '%s' like another guest: its host is '%s'" % (vmid, wanted,
-                                                                                                  chosen)))
+            message = "guest %d is named '%s' like another guest: its host is '%s'" % (vmid, wanted, chosen)
+            renamed.append((vmid, message))
         names[vmid] = chosen
         taken.add(chosen)
     return names, renamed
