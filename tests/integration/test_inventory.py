@@ -294,6 +294,13 @@ def test_no_secret_in_the_verbose_output_or_the_cache(sim, inventory, tmp_path):
     for text in texts:
         assert sim.token_secret not in text
 
+    # a password login: the password is in neither
+    login = inventory({'api_token_id': None, 'api_token_secret': None, 'api_user': 'root@pam',
+                       'api_password': sim.root_password}, '--list', '-vvvv')
+    assert login.proc.returncode == 0, login.output
+    assert login.hosts('proxmox_guests') == run.hosts('proxmox_guests')
+    assert sim.root_password not in login.output
+
     # the second run is served from the cache: no request at all
     sim.clear_log()
     again = inventory(options, name='cluster1.pve.yml')
