@@ -11,6 +11,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import copy
 import ssl
 import socket
 
@@ -213,6 +214,14 @@ class Client:
         self._key = tuple(member.name for member in self.members)
         # The member that answered last (success or API error): the result says which one served.
         self.served_by = None
+
+    def fork(self):
+        """A client to the same members with the same credentials, on a connection pool of its own (one per
+        thread: a requests session is not made to be shared between threads)."""
+        twin = copy.copy(self)
+        twin.session = requests.Session()
+        twin.session.trust_env = False
+        return twin
 
     # -- public verbs -------------------------------------------------------------------
     def get(self, path, params=None, role='read'):

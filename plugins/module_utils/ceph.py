@@ -12,6 +12,9 @@ from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import Re
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Text
 from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Family, IndexStore
 
+# PVE::Ceph::Tools check_ceph_installed: a node without Ceph's packages answers 500 "binary not installed: <path>".
+CEPH_NOT_INSTALLED = r'binary not installed'
+
 
 def daemon_family(kind, id_wire, fields=(), view=None, id_rule=None):
     """The family of one daemon kind; ``id_wire`` is the id's name in the path (``monid``, ``id``, ``name``)."""
@@ -37,4 +40,5 @@ def daemon_family(kind, id_wire, fields=(), view=None, id_rule=None):
         retain=True,
         task_timeout=120,
         check_found=check_found,
+        unavailable=CEPH_NOT_INSTALLED,
     )

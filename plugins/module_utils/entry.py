@@ -29,11 +29,11 @@ def client_from_params(params, scheme):
 
 def task_of(python_module):
     """The task a module file declares: ``FAMILY`` for one object family, ``DECLARE`` for the batch, ``INFO``
-    for a read-only listing."""
+    for a read-only listing, ``EXPORT`` for the export."""
     task = (getattr(python_module, 'FAMILY', None) or getattr(python_module, 'DECLARE', None) or
-            getattr(python_module, 'INFO', None))
+            getattr(python_module, 'INFO', None) or getattr(python_module, 'EXPORT', None))
     if task is None:
-        raise ValueError('%s declares no FAMILY, DECLARE or INFO' % python_module.__name__)
+        raise ValueError('%s declares no FAMILY, DECLARE, INFO or EXPORT' % python_module.__name__)
     return task
 
 

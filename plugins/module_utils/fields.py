@@ -162,6 +162,11 @@ class Field:
         such as a generated MAC address, uses it)."""
         return self.encode(value)
 
+    def exported(self, value):
+        """A canonical live value as the module's option takes it back (an export): canonical values are valid
+        declarations of themselves, so most kinds hand them over unchanged."""
+        return value
+
 
 class Text(Field):
     pass

@@ -102,7 +102,9 @@ class Guest(Family):
         super(Guest, self).__init__(
             name, identity(), fields, item='/nodes/{node}/%s/{vmid}' % kind, collection='/nodes/{node}/%s' % kind,
             absence=Absence((500,), r"Configuration file 'nodes/[^/]+/%s/\d+\.conf' does not exist" % conf_dir),
-            retain=True, send_digest=True, task_timeout=300, check_create=check_create)
+            retain=True, send_digest=True, task_timeout=300, check_create=check_create,
+            # an export never declares a guest's create (no template, no clone), so its secrets need no placeholder
+            placeholders={})
         self.kind = kind
         self.label = label
         self.name_field = name_field

@@ -161,7 +161,8 @@ class Family:
                  scheme='pve', read_role='read', write_role='provision', retain=False, send_digest=False,
                  task_timeout=None, view=None, report=None, store=None, check_declaration=None, listing=None,
                  schema=None, check_create=None, singleton=False, created=None, list_delete=False, removed=None,
-                 type_rules=None, settle=None, check_found=None, advise=None, check_write=None, options=None):
+                 type_rules=None, settle=None, check_found=None, advise=None, check_write=None, options=None,
+                 builtin=None, export=None, unavailable=None, placeholders=None):
         self.name = name
         self.identity = identity
         self.fields = fields
@@ -209,6 +210,19 @@ class Family:
         # Options of the module that are not fields (a confirmation): name -> argument spec; their values are
         # the declaration's ``options``.
         self.options = options or {}
+        # builtin(ident, raw): an object the server ships (the pam realm, a PVE* role), left out of an export
+        # unless asked for.
+        self.builtin = builtin
+        # export(client, family) -> [(ident, raw)]: how the export finds every object, where the generic way
+        # (export.py: the listing, else the collection and one read per object) does not fit.
+        self.export = export
+        # An answer that means the service the family lives in is not set up (Ceph not installed): an export
+        # reports the family as skipped, naming it, instead of failing. Any other failure still fails.
+        self.unavailable = re.compile(unavailable) if unavailable else None
+        # The secrets an export puts a placeholder for: {wire name: the types that take it, or None for all}.
+        # None: every secret the object's type takes (type_rules), or every secret. {}: none (a guest's root
+        # password is a create parameter of a create the export never declares).
+        self.placeholders = placeholders
         # The call whose parameters the fields' copied rules come from (checked against the official schema).
         self.schema = schema or ('POST', collection if create_on == 'collection' else item)
 
@@ -311,6 +325,36 @@ class Family:
         view = dict(ident)
         view.update((field.option, current[field.option]) for field in managed)
         return view
+
+    def exported(self, ident, raw):
+        """The module options that declare this live object as it is: the identity, every field that is set and
+        managed only when declared, and every field with a default that differs from it, in canonical form (what
+        the comparison uses, so declaring them back is a no-op). Secrets, create parameters and removal parameters
+        are never read, so never exported."""
+        current = self.current(raw)
+        taken = self.type_rules.taken(current.get('type')) if self.type_rules else None
+        options = dict(ident)
+        for field in self.fields:
+            if not field.compared or (taken is not None and field.wire != 'type' and field.wire not in taken):
+                continue
+            value = current[field.option]
+            if field.managed_when_undeclared:
+                if not field.differs(field.default, value):
+                    continue
+            elif field.is_unset(value):
+                continue
+            options[field.option] = field.exported(value)
+        return options
+
+    def secrets_taken(self, ident, raw):
+        """The secret fields an export of this object puts placeholders for: those its type takes."""
+        kind = ident.get('type') or self.current(raw).get('type')
+        secrets = [field for field in self.fields if field.secret]
+        if self.placeholders is not None:
+            return [field for field in secrets if field.wire in self.placeholders
+                    and (self.placeholders[field.wire] is None or kind in self.placeholders[field.wire])]
+        taken = self.type_rules.taken(kind) if self.type_rules else None
+        return [field for field in secrets if taken is None or field.wire in taken]
 
     # -- what declare asks of every task it batches (an Applier answers the same) ----------------
     def read(self, client, declaration):

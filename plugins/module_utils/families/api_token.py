@@ -13,6 +13,8 @@ from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import
 
 # The result key that carries a new token's secret; the action plugin hides a result holding it.
 SECRET_KEY = 'secret'
+# The metadata a token's declaration must state, never left to a default.
+ALWAYS_DECLARED = ('expire', 'privsep')
 
 
 class TokenFamily(Family):
@@ -28,6 +30,15 @@ class TokenFamily(Family):
         declaration = super(TokenFamily, self).declaration(params)
         declaration.create_missing = bool(params.get('create_missing'))
         return declaration
+
+    def exported(self, ident, raw):
+        """expire (and PVE's privsep) are always declared (require_metadata), so an export always writes them."""
+        options = super(TokenFamily, self).exported(ident, raw)
+        current = self.current(raw)
+        for field in self.fields:
+            if field.option in ALWAYS_DECLARED:
+                options.setdefault(field.option, field.exported(current[field.option]))
+        return options
 
 
 class TokenStore(ItemStore):
@@ -73,6 +84,8 @@ FAMILY = TokenFamily(
         Integer('expire', minimum=0),
         Flag('privsep', absent_means=True),
     ],
+    # the user's tokens (an export lists them there)
+    collection='/access/users/{userid}/token',
     item='/access/users/{userid}/token/{tokenid}',
     create_on='item',
     # A missing token is 500 "no such token 'x' for user 'y'"; a missing user 500 "no such user ('y')".

@@ -10,6 +10,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+from ansible_collections.homeflare.proxmox.plugins.module_utils.ceph import CEPH_NOT_INSTALLED
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Text
 from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import ABSENT, Absence, Family, ItemStore
 
@@ -34,6 +35,7 @@ class CephFlags(ItemStore):
 
 FAMILY = Family(
     name='ceph flag',
+    unavailable=CEPH_NOT_INSTALLED,
     identity=[Text('flag', required=True, choices=FLAGS)],
     fields=[],
     collection='/cluster/ceph/flags',

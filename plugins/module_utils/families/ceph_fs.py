@@ -9,6 +9,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+from ansible_collections.homeflare.proxmox.plugins.module_utils.ceph import CEPH_NOT_INSTALLED
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Integer, Text
 from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Family, IndexStore
@@ -29,6 +30,7 @@ def report(row):
 
 FAMILY = Family(
     name='cephfs',
+    unavailable=CEPH_NOT_INSTALLED,
     identity=[Text('node', required=True, format='pve-node'),
               Text('name', required=True, pattern=r'(?:^[^:/\s]+$)')],
     fields=[

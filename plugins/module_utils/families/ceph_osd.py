@@ -12,6 +12,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.homeflare.proxmox.plugins.module_utils.api import item_path
+from ansible_collections.homeflare.proxmox.plugins.module_utils.ceph import CEPH_NOT_INSTALLED
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import NotConverged, Refused, Unreadable
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Flag, Text
 from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import ABSENT, Family, ItemStore
@@ -77,6 +78,7 @@ def report(raw):
 
 FAMILY = Family(
     name='ceph osd',
+    unavailable=CEPH_NOT_INSTALLED,
     identity=[Text('node', required=True, format='pve-node'), Text('dev', required=True)],
     fields=[
         # Set when the OSD is made; Ceph keeps it in the CRUSH map, and a difference is refused.

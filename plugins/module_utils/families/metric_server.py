@@ -46,6 +46,7 @@ def option(wire, kind=Text, **kwargs):
 
 FAMILY = Family(
     name='metric server',
+    placeholders={'token': ('influxdb',), 'otel-headers': ('opentelemetry',)},
     identity=[Text('id', required=True, format='pve-configid')],
     fields=[
         Text('type', create_only=True, choices=TYPES, format='pve-configid'),

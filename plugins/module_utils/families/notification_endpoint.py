@@ -160,6 +160,9 @@ def is_reset_builtin(raw):
 
 FAMILY = Family(
     name='notification endpoint',
+    placeholders={'password': ('smtp',), 'token': ('gotify',), 'secret': ('webhook',)},
+    # shipped and unchanged (a modified built-in holds the user's changes: it is exported)
+    builtin=lambda ident, raw: raw.get('origin') == 'builtin',
     identity=[
         Text('type', required=True, choices=sorted(TYPES), schema_key=None),
         Text('name', required=True, format='pve-configid'),

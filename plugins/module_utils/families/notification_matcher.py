@@ -61,6 +61,8 @@ class MatcherStore(ItemStore):
 
 FAMILY = Family(
     name='notification matcher',
+    # shipped and unchanged (a modified built-in holds the user's changes: it is exported)
+    builtin=lambda ident, raw: raw.get('origin') == 'builtin',
     identity=[Text('name', required=True, format='pve-configid')],
     fields=[
         # Each list is combined by mode (all: every entry matches, any: one does), so its order means nothing.

@@ -66,6 +66,9 @@ class EndpointStore(ItemStore):
 
 FAMILY = Family(
     name='pbs notification endpoint',
+    placeholders={'password': ('smtp',), 'token': ('gotify',), 'secret': ('webhook',)},
+    # shipped and unchanged (a modified built-in holds the user's changes: it is exported)
+    builtin=lambda ident, raw: raw.get('origin') == 'builtin',
     identity=[
         Text('type', required=True, choices=sorted(TYPES), schema_key=None),
         Text('name', required=True, min_length=2, max_length=32, pattern=SAFE_ID),

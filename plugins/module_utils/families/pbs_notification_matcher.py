@@ -66,6 +66,8 @@ class MatcherStore(ItemStore):
 
 FAMILY = Family(
     name='pbs notification matcher',
+    # shipped and unchanged (a modified built-in holds the user's changes: it is exported)
+    builtin=lambda ident, raw: raw.get('origin') == 'builtin',
     identity=[Text('name', required=True, min_length=2, max_length=32, pattern=SAFE_ID)],
     fields=[
         # Each list is combined by mode (all: every entry matches, any: one does), so its order means nothing.

@@ -37,6 +37,9 @@ def check_user(ident, declared, state):
 
 FAMILY = Family(
     name='pbs user',
+    # a password is optional (a user may log in with tokens only): no placeholder
+    placeholders={},
+    builtin=lambda ident, raw: ident['userid'] == 'root@pam',
     identity=[Text('userid', required=True, min_length=3, max_length=64, pattern=USERID)],
     fields=[
         Text('comment', clear='delete', max_length=128, pattern=SINGLE_LINE, normalise=strip),

@@ -81,6 +81,9 @@ def option(wire, kind=Text, **kwargs):
 
 FAMILY = RealmFamily(
     name='realm',
+    placeholders={'password': ('ldap', 'ad'), 'client-key': ('openid',)},
+    # the realms every PVE ships (an export leaves them out unless asked)
+    builtin=lambda ident, raw: ident['realm'] in ('pam', 'pve'),
     identity=[Text('realm', required=True, format='pve-realm', max_length=32)],
     fields=[
         Text('type', create_only=True, choices=sorted(TYPES)),

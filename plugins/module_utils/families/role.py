@@ -24,6 +24,8 @@ def require_privs(ident, declared, state):
 
 FAMILY = Family(
     name='role',
+    # PVE's own roles: the PVE* names are reserved, Administrator and NoAccess too
+    builtin=lambda ident, raw: ident['roleid'].startswith('PVE') or ident['roleid'] in ('Administrator', 'NoAccess'),
     identity=[Text('roleid', required=True, format='pve-roleid')],
     # The PVE 8/9 privilege list (formats.PRIVILEGES): an unknown one is refused with the nearest names.
     fields=[TokenSet('privs', format='pve-priv')],

@@ -95,6 +95,8 @@ def option(wire, **kwargs):
 
 FAMILY = Family(
     name='storage',
+    # the directory storage every installation has
+    builtin=lambda ident, raw: ident['storage'] == 'local',
     identity=[Text('storage', required=True, format='pve-storage-id')],
     fields=[
         Text('type', create_only=True, choices=TYPES),

@@ -20,6 +20,7 @@ def token_names(raw):
 # PVE's pve-userid format (name@realm).
 FAMILY = Family(
     name='user',
+    builtin=lambda ident, raw: ident['userid'] == 'root@pam',
     identity=[Text('userid', required=True, format='pve-userid', max_length=64)],
     fields=[
         Text('comment', default='', max_length=2048),
