@@ -8,12 +8,40 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+from ansible_collections.homeflare.proxmox.plugins.module_utils.api import item_path
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import Refused
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Text
-from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Family, IndexStore
+from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import ABSENT, Family, IndexStore
 
 # PVE::Ceph::Tools check_ceph_installed: a node without Ceph's packages answers 500 "binary not installed: <path>".
 CEPH_NOT_INSTALLED = r'binary not installed'
+
+
+def first_node(client, family):
+    """The node a cluster-wide Ceph object is read through (every node's API answers for the whole cluster): the
+    first online one by name."""
+    nodes = sorted(row.get('node') for row in client.get('/nodes', role=family.read_role) or []
+                   if row.get('status') == 'online')
+    return nodes[0] if nodes else None
+
+
+def export_cluster_wide(key, host=None):
+    """An export hook for a Ceph object PVE lists the same on every node (a pool, a CephFS, a daemon): the first
+    node's list, read once; a daemon's node is its ``host``, the others' the node they are read through."""
+
+    def find(client, family):
+        node = first_node(client, family)
+        if node is None:
+            return []
+        found = []
+        for row in client.get(item_path(family.collection, dict(node=node)), role=family.read_role) or []:
+            ident = {'node': row.get(host) if host and row.get(host) else node,
+                     family.identity[-1].option: family.identity[-1].canonical(row.get(key))}
+            raw = family.store.read(client, family, ident)
+            if raw is not ABSENT:
+                found.append((ident, raw))
+        return found
+    return find
 
 
 def daemon_family(kind, id_wire, fields=(), view=None, id_rule=None):
@@ -41,4 +69,5 @@ def daemon_family(kind, id_wire, fields=(), view=None, id_rule=None):
         task_timeout=120,
         check_found=check_found,
         unavailable=CEPH_NOT_INSTALLED,
+        export=export_cluster_wide('name', host='host'),
     )

@@ -20,7 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 from ansible_collections.homeflare.proxmox.plugins.module_utils.api import item_path
 from ansible_collections.homeflare.proxmox.plugins.module_utils.credentials import CONNECTION_ARGUMENT_SPEC
 from ansible_collections.homeflare.proxmox.plugins.module_utils.declare import APPLIERS, FAMILIES
-from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import ApiError, DeclarationError
+from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import ApiError, DeclarationError, ProxmoxError
 from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import ABSENT, Declaration
 
 # Where the values of a collection path's placeholder come from: (list path, the rows' key), per server.
@@ -42,6 +42,19 @@ def secret_variable(module, ident, option):
 
 def sort_key(family, ident):
     return tuple(str(value) for value in family.key(ident))
+
+
+def refusal(family, options, raw):
+    """Why the module would refuse the exported options for this live object (an object its family never adopts,
+    such as Ceph's own .mgr pool), or None: only declarations that declare accepts are exported."""
+    params = dict((name, value) for name, value in options.items() if name != 'scope')
+    try:
+        declaration = family.declaration(params)
+        if family.check_found:
+            family.check_found(declaration, raw, [])
+    except ProxmoxError as exc:
+        return str(exc)
+    return None
 
 
 class Finder:
@@ -151,7 +164,7 @@ class Export:
     def run(self, client, params, check_mode):
         modules, pattern = self.chosen(params)
         finder = Finder(client, params.get('workers') or 8)
-        objects, secrets, not_exported = {}, [], {}
+        objects, secrets, not_exported, refused = {}, [], {}, []
         for module, family in modules:
             if module in NOT_EXPORTED:
                 not_exported[module] = NOT_EXPORTED[module]
@@ -174,15 +187,21 @@ class Export:
                         continue
                     options = dict(scope=scope) if scope else {}
                     options.update(scoped.exported(ident, raw))
+                    placeheld = []
                     for field in scoped.secrets_taken(ident, raw):
                         variable = secret_variable(module, ident, field.option)
                         options[field.option] = PLACEHOLDER % variable
-                        secrets.append(dict(variable=variable, module=module, object=scoped.describe(ident),
-                                            option=field.option))
+                        placeheld.append(dict(variable=variable, module=module, object=scoped.describe(ident),
+                                              option=field.option))
+                    why = refusal(scoped, options, raw)
+                    if why:
+                        refused.append(dict(module=module, object=scoped.describe(ident), reason=why))
+                        continue
+                    secrets.extend(placeheld)
                     entries.append(options)
             if entries:
                 objects[module] = entries
-        return dict(changed=False, objects=objects, secrets=secrets, not_exported=not_exported,
+        return dict(changed=False, objects=objects, secrets=secrets, not_exported=not_exported, refused=refused,
                     counts=dict((module, len(entries)) for module, entries in objects.items()))
 
 

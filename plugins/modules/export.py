@@ -103,6 +103,15 @@ not_exported:
       Ansible would read as a skipped task.
   returned: always
   type: dict
+refused:
+  description:
+    - Live objects left out because their module refuses to declare them (Ceph's own C(.mgr) pool, a pool a CephFS
+      owns), each with the module's reason; only declarations declare accepts are exported.
+  returned: always
+  type: list
+  elements: dict
+  sample: [{"module": "ceph_pool", "object": "ceph pool 'pve1', '.mgr'",
+            "reason": "option name: '.mgr' is the Ceph manager's own pool; it is never declared here"}]
 counts:
   description: How many objects of each module were exported.
   returned: always

@@ -33,9 +33,17 @@ class CephFlags(ItemStore):
         return client.put(family.path(ident), {'value': '0'}, role=family.write_role)
 
 
+def export_flags(client, family):
+    """The flags that are set (a cleared flag is what an undeclared one means), from the one flag list."""
+    rows = client.get(family.collection, role=family.read_role) or []
+    return [({'flag': row['name']}, {'flag': row['name'], 'value': 1}) for row in rows
+            if row.get('name') in FLAGS and str(row.get('value')) in ('1', 'True', 'true')]
+
+
 FAMILY = Family(
     name='ceph flag',
     unavailable=CEPH_NOT_INSTALLED,
+    export=export_flags,
     identity=[Text('flag', required=True, choices=FLAGS)],
     fields=[],
     collection='/cluster/ceph/flags',

@@ -9,7 +9,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.homeflare.proxmox.plugins.module_utils.ceph import CEPH_NOT_INSTALLED
+from ansible_collections.homeflare.proxmox.plugins.module_utils.ceph import CEPH_NOT_INSTALLED, export_cluster_wide
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Integer, Text
 from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Family, IndexStore
@@ -31,6 +31,8 @@ def report(row):
 FAMILY = Family(
     name='cephfs',
     unavailable=CEPH_NOT_INSTALLED,
+    # pools and CephFS are the cluster's, listed alike by every node: read once
+    export=export_cluster_wide('name'),
     identity=[Text('node', required=True, format='pve-node'),
               Text('name', required=True, pattern=r'(?:^[^:/\s]+$)')],
     fields=[

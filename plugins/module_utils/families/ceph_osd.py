@@ -72,6 +72,19 @@ class Osds(ItemStore):
         return client.delete(path, role=family.write_role)
 
 
+def export_osds(client, family):
+    """Each node's disks that hold an OSD, by their by-id link (stable across reboots) or device path."""
+    found = []
+    for row in client.get('/nodes', role=family.read_role) or []:
+        node = row.get('node')
+        disks = client.get(item_path('/nodes/{node}/disks/list', dict(node=node)), role=family.read_role) or []
+        for disk in disks:
+            if disk.get('osdid') is not None and int(disk['osdid']) >= 0:
+                ident = {'node': node, 'dev': disk.get('by_id_link') or disk.get('devpath')}
+                found.append((ident, family.store.read(client, family, ident)))
+    return found
+
+
 def report(raw):
     return {'osdid': raw['osdid'], 'in': raw['in'], 'up': raw['up']}
 
@@ -79,6 +92,7 @@ def report(raw):
 FAMILY = Family(
     name='ceph osd',
     unavailable=CEPH_NOT_INSTALLED,
+    export=export_osds,
     identity=[Text('node', required=True, format='pve-node'), Text('dev', required=True)],
     fields=[
         # Set when the OSD is made; Ceph keeps it in the CRUSH map, and a difference is refused.

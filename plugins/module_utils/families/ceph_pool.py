@@ -9,7 +9,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.homeflare.proxmox.plugins.module_utils.ceph import CEPH_NOT_INSTALLED
+from ansible_collections.homeflare.proxmox.plugins.module_utils.ceph import CEPH_NOT_INSTALLED, export_cluster_wide
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError, Refused
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import ByteSize, Integer, Text
 from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import (
@@ -48,6 +48,8 @@ def check_found(declaration, raw, changed):
 FAMILY = Family(
     name='ceph pool',
     unavailable=CEPH_NOT_INSTALLED,
+    # pools and CephFS are the cluster's, listed alike by every node: read once
+    export=export_cluster_wide('pool_name'),
     identity=[Text('node', required=True, format='pve-node'),
               Text('name', required=True, pattern=r'(?:^[^:/\s]+$)')],
     fields=[

@@ -129,6 +129,18 @@ class SubnetStore(StagedStore):
         return client.delete(self.path_of(client, family, ident), role=family.write_role)
 
 
+def export_subnets(client, family):
+    """Every vnet's subnets, by network: the list's ``subnet`` is the zone-prefixed id, ``cidr`` the identity."""
+    found = []
+    for vnet in client.get('/cluster/sdn/vnets', role=family.read_role) or []:
+        for row in client.get(item_path(SUBNETS, dict(vnet=vnet['vnet'])), role=family.read_role) or []:
+            ident = dict(vnet=vnet['vnet'], subnet=row.get('cidr'))
+            raw = family.store.read(client, family, ident)
+            if raw is not ABSENT:
+                found.append((ident, raw))
+    return found
+
+
 FAMILY = Staged(
     name='sdn_subnet',
     identity=[
@@ -150,4 +162,5 @@ FAMILY = Staged(
     send_digest=True,
     store=SubnetStore(),
     check_declaration=check_subnet,
+    export=export_subnets,
 )
