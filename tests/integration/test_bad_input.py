@@ -166,6 +166,13 @@ CORPUS = [
     ('declare', {'objects': {'acl': 'not a list'}}, 'objects.acl'),
     ('declare', {'objects': {'pool': [{'poolid': 'a'}]}, 'fail_on_drift': 'perhaps'}, 'fail_on_drift'),
     ('declare', {}, 'objects'),
+    # export: every bad option is named before any request
+    ('export', {'include': ['pools']}, 'option include: pools'),
+    ('export', {'include': ['pbs_user']}, 'option include: pbs_user'),
+    ('export', {'server': 'pbs', 'exclude': ['pool']}, 'option exclude: pool'),
+    ('export', {'workers': 0}, 'option workers'),
+    ('export', {'identity_pattern': '(['}, 'option identity_pattern'),
+    ('export', {'server': 'esx'}, 'server'),
     # a new token's secret would be lost in declare's report: the token modules create tokens
     ('declare', {'objects': {'api_token': [{'userid': 'ci@pve', 'tokenid': 'deploy', 'expire': 0, 'privsep': True,
                                             'create_missing': True}]}}, 'objects.api_token[0]: create_missing'),
