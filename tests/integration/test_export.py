@@ -67,6 +67,10 @@ def test_every_pve_family_exports_as_a_declaration_that_applies_as_a_no_op(sim, 
     # every declared family is in the export (the applies are not objects)
     assert set(declared) - set(exported['objects']) == {'network_apply', 'sdn_apply'}, exported['objects'].keys()
     assert exported['not_exported'] == {}
+    # a guest is its config: nothing that would create, resize, move or power it
+    for module in ('lxc', 'vm'):
+        for guest in exported['objects'][module]:
+            assert not set(guest) & {'ostemplate', 'clone', 'full', 'storage', 'pool', 'state', 'password'}, guest
     assert judged['summary']['judged'] == sum(exported['counts'].values()) > 60
     drifted = [(entry['module'], entry['name'], entry['plan']) for entry in judged['results']
                if entry['plan']['action'] != 'none']
@@ -105,8 +109,8 @@ def test_drift_after_the_export_is_named_field_by_field(sim, playbook):
 
 def test_secrets_are_placeholders_and_the_variables_are_listed(sim, playbook):
     populated(sim, playbook)
-    run = playbook([{'name': 'Export', 'homeflare.proxmox.export': {'include': ['storage', 'notification_endpoint',
-                                                                               'realm']}}], verbosity=3)
+    families = ['storage', 'notification_endpoint', 'realm']
+    run = playbook([{'name': 'Export', 'homeflare.proxmox.export': {'include': families}}], verbosity=3)
     assert run.rc == 0, run
     result = run.result()
     for secret in (CIFS_PASSWORD, sim.token_secret, DECLARE_MATRIX['notification_endpoint']['args']['password']):
