@@ -28,15 +28,18 @@ PARENTS = {
     'pve': {'node': ('/nodes', 'node'), 'userid': ('/access/users', 'userid'), 'vnet': ('/cluster/sdn/vnets', 'vnet')},
     'pbs': {'userid': ('/access/users', 'userid')},
 }
-# Families not exported yet, and why (the result's not_exported names them, so nothing is left out silently).
-NOT_EXPORTED = {}
 # The result's objects hold secrets only as placeholders: '{{ <variable> }}'.
 PLACEHOLDER = '{{ %s }}'
 
 
-def secret_variable(module, ident, option):
+def identity_text(family, ident):
+    """The identity's values in the family's order, joined by '/' (what identity_pattern is matched against)."""
+    return '/'.join(str(value) for value in family.key(ident))
+
+
+def secret_variable(module, family, ident, option):
     """The variable a secret's placeholder names: module, identity and option, as one Ansible variable name."""
-    text = '_'.join([module] + [str(value) for value in ident.values()] + [option])
+    text = '_'.join([module, identity_text(family, ident), option])
     return re.sub(r'[^a-z0-9_]+', '_', text.lower()).strip('_')
 
 
@@ -164,45 +167,54 @@ class Export:
     def run(self, client, params, check_mode):
         modules, pattern = self.chosen(params)
         finder = Finder(client, params.get('workers') or 8)
-        objects, secrets, not_exported, refused = {}, [], {}, []
+        found = Found()
         for module, family in modules:
-            if module in NOT_EXPORTED:
-                not_exported[module] = NOT_EXPORTED[module]
-                continue
-            entries = []
             # a module over several scopes (firewall options and rules) exports each scope's objects
             scopes = getattr(family, 'scopes', {None: family})
             for scope, scoped in sorted(scopes.items(), key=lambda item: item[0] or ''):
                 try:
-                    found = finder.find(scoped)
+                    objects = finder.find(scoped)
                 except ApiError as exc:
                     if scoped.unavailable is None or not scoped.unavailable.search(str(exc)):
                         raise
-                    not_exported[module] = 'not set up on this cluster: %s' % str(exc).strip()
+                    found.not_exported[module] = 'not set up on this cluster: %s' % str(exc).strip()
                     continue
-                for ident, raw in sorted(found, key=lambda pair, family=scoped: sort_key(family, pair[0])):
+                for ident, raw in sorted(objects, key=lambda pair, family=scoped: sort_key(family, pair[0])):
                     if scoped.builtin and not params.get('include_builtin') and scoped.builtin(ident, raw):
                         continue
-                    if pattern and not pattern.search('/'.join(str(value) for value in ident.values())):
+                    if pattern and not pattern.search(identity_text(scoped, ident)):
                         continue
-                    options = dict(scope=scope) if scope else {}
-                    options.update(scoped.exported(ident, raw))
-                    placeheld = []
-                    for field in scoped.secrets_taken(ident, raw):
-                        variable = secret_variable(module, ident, field.option)
-                        options[field.option] = PLACEHOLDER % variable
-                        placeheld.append(dict(variable=variable, module=module, object=scoped.describe(ident),
-                                              option=field.option))
-                    why = refusal(scoped, options, raw)
-                    if why:
-                        refused.append(dict(module=module, object=scoped.describe(ident), reason=why))
-                        continue
-                    secrets.extend(placeheld)
-                    entries.append(options)
-            if entries:
-                objects[module] = entries
-        return dict(changed=False, objects=objects, secrets=secrets, not_exported=not_exported, refused=refused,
-                    counts=dict((module, len(entries)) for module, entries in objects.items()))
+                    found.add(module, scope, scoped, ident, raw)
+        return found.result()
+
+
+class Found:
+    """What an export returns, built object by object."""
+
+    def __init__(self):
+        self.objects, self.secrets, self.not_exported, self.refused = {}, [], {}, []
+
+    def add(self, module, scope, family, ident, raw):
+        """One live object as its module's options; its secrets as placeholders; refused unless declare takes it."""
+        options = dict(scope=scope) if scope else {}
+        options.update(family.exported(ident, raw))
+        placeheld = []
+        for field in family.secrets_taken(ident, raw):
+            variable = secret_variable(module, family, ident, field.option)
+            options[field.option] = PLACEHOLDER % variable
+            placeheld.append(dict(variable=variable, module=module, object=family.describe(ident),
+                                  option=field.option))
+        why = refusal(family, options, raw)
+        if why:
+            self.refused.append(dict(module=module, object=family.describe(ident), reason=why))
+            return
+        self.secrets.extend(placeheld)
+        self.objects.setdefault(module, []).append(options)
+
+    def result(self):
+        return dict(changed=False, objects=self.objects, secrets=self.secrets, not_exported=self.not_exported,
+                    refused=self.refused,
+                    counts=dict((module, len(entries)) for module, entries in self.objects.items()))
 
 
 EXPORT = Export(FAMILIES)
