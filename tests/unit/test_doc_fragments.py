@@ -1,7 +1,7 @@
 """Every module documents full check and diff support, through the homeflare.proxmox.attributes fragment.
 
-A read-only ``*_info`` module writes nothing, so its diff support is N/A (homeflare.proxmox.attributes.info),
-and its check mode is trivially full."""
+A read-only module (the ``*_info`` ones and ``export``) writes nothing, so its diff support is N/A
+(homeflare.proxmox.attributes.info), and its check mode is trivially full."""
 
 import ast
 import glob
@@ -49,13 +49,17 @@ def test_there_are_modules():
     assert len(MODULES) >= 6
 
 
+def read_only(module):
+    return module.endswith('_info') or module == 'export'
+
+
 @pytest.mark.parametrize('module', MODULES)
 def test_check_and_diff_mode_are_fully_supported(docs, module):
     doc, stderr = docs[module]
     assert doc is not None, stderr
     attributes = doc.get('attributes') or {}
     assert attributes.get('check_mode', {}).get('support') == 'full', attributes
-    diff_support = 'N/A' if module.endswith('_info') else 'full'
+    diff_support = 'N/A' if read_only(module) else 'full'
     assert attributes.get('diff_mode', {}).get('support') == diff_support, attributes
     assert attributes.get('action_group', {}).get('membership') == ['homeflare.proxmox.proxmox'], attributes
 
@@ -69,6 +73,6 @@ def test_the_attributes_come_from_the_fragment(module):
                      and [getattr(target, 'id', None) for target in node.targets] == ['DOCUMENTATION']]
     assert len(documentation) == 1
     doc = yaml.safe_load(documentation[0])
-    fragment = 'homeflare.proxmox.attributes' + ('.info' if module.endswith('_info') else '')
+    fragment = 'homeflare.proxmox.attributes' + ('.info' if read_only(module) else '')
     assert fragment in doc.get('extends_documentation_fragment', [])
     assert 'attributes' not in doc
