@@ -15,8 +15,9 @@ venv:
 
 # Not a set-up command: wall time and request counts of no-op verify runs (docs/performance.md).
 # Options go through BENCH_ARGS, e.g. make bench BENCH_ARGS='--sizes 50 --reps 5 --json /tmp/bench.json'
-# The inventory plugin's part: BENCH_INVENTORY_ARGS, e.g. '--guests 1000 --reps 3'.
+# The inventory plugin's part: BENCH_INVENTORY_ARGS, e.g. '--guests 1000 --reps 3'; the export's: BENCH_EXPORT_ARGS.
 bench:
 	bash scripts/venv.sh
 	.venv/bin/python scripts/bench.py $(BENCH_ARGS)
 	.venv/bin/python scripts/bench_inventory.py $(BENCH_INVENTORY_ARGS)
+	.venv/bin/python scripts/bench_export.py $(BENCH_EXPORT_ARGS)
