@@ -82,8 +82,9 @@ def main(argv=None):
             requests.add(count)
             objects = sum(result['counts'].values())
     print('\n| guests | objects exported | requests | wall min | median | max |\n| --- | --- | --- | --- | --- | --- |')
-    print('| %d | %d | %s | %.2f s | %.2f s | %.2f s |' % (args.guests, objects, '/'.join(map(str, sorted(requests))),
-                                                        min(walls), statistics.median(walls), max(walls)))
+    counts = '/'.join(str(count) for count in sorted(requests))
+    row = (args.guests, objects, counts, min(walls), statistics.median(walls), max(walls))
+    print('| %d | %d | %s | %.2f s | %.2f s | %.2f s |' % row)
     if args.json:
         with open(args.json, 'w', encoding='utf-8') as handle:
             json.dump({'machine': info, 'guests': args.guests, 'workers': args.workers, 'objects': objects,
