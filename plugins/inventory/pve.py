@@ -284,7 +284,6 @@ filters:
 
 import hashlib
 import json
-import threading
 from concurrent.futures import ThreadPoolExecutor
 
 from ansible.errors import AnsibleParserError
@@ -296,9 +295,8 @@ except ImportError:  # ansible-core < 2.19: every template string is trusted
     def trust_as_template(value):
         return value
 
-from ansible_collections.homeflare.proxmox.plugins.module_utils import api
-from ansible_collections.homeflare.proxmox.plugins.module_utils.credentials import (
-    CONNECTION_ARGUMENT_SPEC, check_connection, credentials_from_params)
+from ansible_collections.homeflare.proxmox.plugins.module_utils.credentials import CONNECTION_ARGUMENT_SPEC, check_connection
+from ansible_collections.homeflare.proxmox.plugins.module_utils.entry import client_from_params
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import ApiError, ProxmoxError
 from ansible_collections.homeflare.proxmox.plugins.plugin_utils.inventory import (
     GUEST_TYPES, Selection, agent_addresses, first_in, group_names, guest_vars, host_names, lxc_addresses, usable)
@@ -307,23 +305,6 @@ from ansible_collections.homeflare.proxmox.plugins.plugin_utils.inventory import
 READ_SHAPING = ('api_host', 'want_config', 'want_addresses', 'want_snapshots', 'want_nodes', 'include_templates',
                 'include_nodes', 'exclude_nodes', 'include_tags', 'exclude_tags', 'include_pools', 'exclude_pools',
                 'include_statuses', 'exclude_statuses', 'include_types', 'exclude_types')
-
-
-class SharedCredentials:
-    """One credential source for the fact readers' threads: a mint or a login happens once, not per thread."""
-
-    def __init__(self, source):
-        self.source = source
-        self.lock = threading.Lock()
-
-    def auth_for(self, role, client):
-        with self.lock:
-            return self.source.auth_for(role, client)
-
-    def renew(self, role):
-        renew = getattr(self.source, 'renew', None)
-        with self.lock:
-            return bool(renew and renew(role))
 
 
 class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
@@ -381,18 +362,9 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
     # -- reads ----------------------------------------------------------------------------------
     def fetch(self, params):
         """Guests (and nodes) from one /cluster/resources read; facts for the guests kept, when asked."""
-        credentials = SharedCredentials(credentials_from_params(params, 'pve'))
-        local = threading.local()
-
-        def client():
-            if getattr(local, 'client', None) is None:
-                local.client = api.Client('pve', params['api_host'], credentials, port=params.get('api_port'),
-                                          validate_certs=params['validate_certs'], ca_path=params.get('ca_path'),
-                                          timeout=params['api_timeout'])
-            return local.client
-
+        client = client_from_params(params, 'pve')
         want_nodes = self.get_option('want_nodes')
-        rows = client().get('/cluster/resources', params=None if want_nodes else {'type': 'vm'}) or []
+        rows = client.get('/cluster/resources', params=None if want_nodes else {'type': 'vm'}) or []
         selection = Selection(dict((name, self.get_option(name)) for name in READ_SHAPING))
         every_guest = [row for row in rows if row.get('type') in GUEST_TYPES]
         # named among every guest, so a guest's host name never depends on the filters
@@ -402,7 +374,7 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         facts = {}
         if any(self.get_option(name) for name in ('want_config', 'want_addresses', 'want_snapshots')):
             with ThreadPoolExecutor(max_workers=max(1, self.get_option('facts_workers'))) as pool:
-                answers = pool.map(lambda row: self.guest_facts(client(), row), guests)
+                answers = pool.map(lambda row: self.guest_facts(client.for_this_thread(), row), guests)
                 facts = dict((str(row['vmid']), answer) for row, answer in zip(guests, answers))
         kept = set(str(row['vmid']) for row in guests)
         return {'guests': guests, 'nodes': nodes, 'facts': facts,

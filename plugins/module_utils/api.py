@@ -14,6 +14,7 @@ __metaclass__ = type
 import copy
 import ssl
 import socket
+import threading
 
 try:
     from urllib.parse import quote
@@ -214,14 +215,25 @@ class Client:
         self._key = tuple(member.name for member in self.members)
         # The member that answered last (success or API error): the result says which one served.
         self.served_by = None
+        # Shared with this client's per-thread twins: one credential fetch (a mint, a login) at a time, so
+        # threads reading at once mint or log in once, not once each.
+        self._credential_lock = threading.Lock()
+        self._threads = threading.local()
 
-    def fork(self):
-        """A client to the same members with the same credentials, on a connection pool of its own (one per
-        thread: a requests session is not made to be shared between threads)."""
-        twin = copy.copy(self)
-        twin.session = requests.Session()
-        twin.session.trust_env = False
+    def for_this_thread(self):
+        """This client for the calling thread: the same members and credentials on a connection pool of the
+        thread's own (a requests session is not made to be shared between threads), made once per thread."""
+        twin = getattr(self._threads, 'client', None)
+        if twin is None:
+            twin = copy.copy(self)
+            twin.session = requests.Session()
+            twin.session.trust_env = False
+            self._threads.client = twin
         return twin
+
+    def auth(self, role):
+        with self._credential_lock:
+            return self.credentials.auth_for(role, self)
 
     # -- public verbs -------------------------------------------------------------------
     def get(self, path, params=None, role='read'):
@@ -238,15 +250,17 @@ class Client:
 
     def request(self, method, path, form=None, role='read'):
         try:
-            return self.send(method, path, form, self.credentials.auth_for(role, self))
+            return self.send(method, path, form, self.auth(role))
         except AuthenticationFailed:
             # A cached minted token may have been revoked or expired early: re-mint once and retry.
             # PVE and PBS answer 401 from their auth layer before any handler runs, so the 401
             # itself proves a write was not applied and the retry cannot apply it twice.
             renew = getattr(self.credentials, 'renew', None)
-            if renew is None or not renew(role):
+            with self._credential_lock:
+                renewed = renew is not None and renew(role)
+            if not renewed:
                 raise
-            return self.send(method, path, form, self.credentials.auth_for(role, self))
+            return self.send(method, path, form, self.auth(role))
 
     # -- transport ----------------------------------------------------------------------
     def ordered_members(self):

@@ -111,7 +111,7 @@ class Finder:
         """One read per object, ``workers`` at a time, each worker on a connection of its own."""
         def read(ident):
             # the family's own read, as declare judges it (a guest from its pending view)
-            return ident, family.read(self.client.fork(), Declaration(ident, {}, 'present', None))
+            return ident, family.read(self.client.for_this_thread(), Declaration(ident, {}, 'present', None))
         with ThreadPoolExecutor(max_workers=max(1, self.workers)) as pool:
             found = list(pool.map(read, identities))
         # listed, then gone before its read: not there any more
