@@ -185,6 +185,29 @@ def describe(objects):
 
 
 # -- running -------------------------------------------------------------------------------------
+def ansible_environment(work, runtime, **extra):
+    """The environment of a timed Ansible process: none of the caller's Ansible, OpenBao, Proxmox or proxy
+    settings, its homes under ``work``, ``runtime`` as its XDG runtime directory (the lease cache), plus ``extra``."""
+    environment = dict((key, value) for key, value in os.environ.items()
+                       if not key.startswith(ENV_DROPPED) and key.lower() not in PROXY_VARIABLES)
+    environment.update({
+        'ANSIBLE_COLLECTIONS_PATH': COLLECTIONS,
+        'ANSIBLE_HOME': os.path.join(work, 'ansible-home'),
+        'ANSIBLE_LOCAL_TEMP': os.path.join(work, 'ansible-tmp'),
+        'ANSIBLE_REMOTE_TEMP': os.path.join(work, 'ansible-remote-tmp'),
+        'ANSIBLE_PYTHON_INTERPRETER': sys.executable,
+        'ANSIBLE_NOCOLOR': '1',
+        'ANSIBLE_RETRY_FILES_ENABLED': '0',
+        'ANSIBLE_LOCALHOST_WARNING': '0',
+        'ANSIBLE_INVENTORY_UNPARSED_WARNING': '0',
+        'XDG_RUNTIME_DIR': runtime,
+        'NO_PROXY': '127.0.0.1,localhost',
+        'no_proxy': '127.0.0.1,localhost',
+    })
+    environment.update(extra)
+    return environment
+
+
 class Runner:
     def __init__(self, sim, work):
         self.sim = sim
@@ -195,24 +218,7 @@ class Runner:
         config = os.path.join(work, 'ansible.cfg')
         with open(config, 'w', encoding='utf-8') as handle:
             handle.write('[defaults]\n')
-        environment = dict((key, value) for key, value in os.environ.items()
-                           if not key.startswith(ENV_DROPPED) and key.lower() not in PROXY_VARIABLES)
-        environment.update({
-            'ANSIBLE_CONFIG': config,
-            'ANSIBLE_COLLECTIONS_PATH': COLLECTIONS,
-            'ANSIBLE_HOME': os.path.join(work, 'ansible-home'),
-            'ANSIBLE_LOCAL_TEMP': os.path.join(work, 'ansible-tmp'),
-            'ANSIBLE_REMOTE_TEMP': os.path.join(work, 'ansible-remote-tmp'),
-            'ANSIBLE_PYTHON_INTERPRETER': sys.executable,
-            'ANSIBLE_NOCOLOR': '1',
-            'ANSIBLE_RETRY_FILES_ENABLED': '0',
-            'ANSIBLE_LOCALHOST_WARNING': '0',
-            'ANSIBLE_INVENTORY_UNPARSED_WARNING': '0',
-            'XDG_RUNTIME_DIR': runtime,
-            'NO_PROXY': '127.0.0.1,localhost',
-            'no_proxy': '127.0.0.1,localhost',
-        })
-        self.environment = environment
+        self.environment = ansible_environment(work, runtime, ANSIBLE_CONFIG=config)
 
     def write(self, case, objects):
         self.count += 1

@@ -23,8 +23,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(REPO, 'tests'))
 sys.path.insert(0, os.path.join(REPO, 'scripts'))
 
-from bench import ENV_DROPPED, PROXY_VARIABLES, machine  # noqa: E402 pylint: disable=wrong-import-position
-from collection_root import COLLECTIONS  # noqa: E402 pylint: disable=wrong-import-position
+from bench import ansible_environment, machine  # noqa: E402 pylint: disable=wrong-import-position
 from simulator import Simulator  # noqa: E402 pylint: disable=wrong-import-position
 from simulator.handlers.guests import seed_many_guests  # noqa: E402 pylint: disable=wrong-import-position
 
@@ -50,11 +49,7 @@ def run_export(sim, work, workers):
                                                                 'mode': '0600'}}]}
     with open(book, 'w', encoding='utf-8') as handle:
         yaml.safe_dump([play], handle)
-    env = dict((key, value) for key, value in os.environ.items()
-               if not key.startswith(ENV_DROPPED) and key.lower() not in PROXY_VARIABLES)
-    env.update({'ANSIBLE_COLLECTIONS_PATH': COLLECTIONS, 'ANSIBLE_HOME': os.path.join(work, 'home'),
-                'ANSIBLE_LOCAL_TEMP': os.path.join(work, 'tmp'), 'XDG_RUNTIME_DIR': work,
-                'ANSIBLE_PYTHON_INTERPRETER': sys.executable})
+    env = ansible_environment(work, work)
     sim.clear_log()
     started = time.perf_counter()
     proc = subprocess.run([os.path.join(BIN, 'ansible-playbook'), '-i', 'localhost,', '-c', 'local', book],

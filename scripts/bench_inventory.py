@@ -29,8 +29,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(REPO, 'tests'))
 sys.path.insert(0, os.path.join(REPO, 'scripts'))
 
-from bench import ENV_DROPPED, PROXY_VARIABLES, machine  # noqa: E402 pylint: disable=wrong-import-position
-from collection_root import COLLECTIONS  # noqa: E402 pylint: disable=wrong-import-position
+from bench import ansible_environment, machine  # noqa: E402 pylint: disable=wrong-import-position
 from simulator import Simulator  # noqa: E402 pylint: disable=wrong-import-position
 from simulator.handlers.guests import seed_many_guests  # noqa: E402 pylint: disable=wrong-import-position
 
@@ -52,12 +51,8 @@ def parse_args(argv):
 
 
 def environment(work):
-    env = dict((key, value) for key, value in os.environ.items()
-               if not key.startswith(ENV_DROPPED) and key.lower() not in PROXY_VARIABLES)
-    env.update({'ANSIBLE_COLLECTIONS_PATH': COLLECTIONS, 'ANSIBLE_INVENTORY_ENABLED': 'homeflare.proxmox.pve',
-                'ANSIBLE_INVENTORY_ANY_UNPARSED_IS_FAILED': 'true', 'ANSIBLE_HOME': os.path.join(work, 'home'),
-                'ANSIBLE_LOCAL_TEMP': os.path.join(work, 'tmp'), 'XDG_RUNTIME_DIR': work})
-    return env
+    return ansible_environment(work, work, ANSIBLE_INVENTORY_ENABLED='homeflare.proxmox.pve',
+                               ANSIBLE_INVENTORY_ANY_UNPARSED_IS_FAILED='true')
 
 
 def run_case(sim, work, case, options, guests):
