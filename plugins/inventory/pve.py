@@ -440,7 +440,7 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
             return {}
         variables = dict((facts_prefix + name, facts[name]) for name in ('config', 'snapshots', 'notes')
                          if name in facts)
-        if 'interfaces' in facts or self.get_option('want_addresses'):
+        if self.get_option('want_addresses'):
             addresses = [address for _interface, address in facts.get('interfaces') or [] if usable(address)]
             variables[facts_prefix + 'addresses'] = addresses
             host = first_in(addresses, self.get_option('ansible_host_networks'))
