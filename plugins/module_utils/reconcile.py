@@ -109,6 +109,34 @@ class ItemStore:
         return client.delete(family.path(ident), params=params, role=family.write_role)
 
 
+class QueryStore(ItemStore):
+    """An item addressed as its collection with the identity as parameters: GET, PUT and DELETE
+    ``/pools?poolid=lab/web`` (pve-manager PVE/API2/Pool.pm ``index``, ``update_pool``, ``delete_pool``, PVE 8.1+),
+    where an item path cannot name a nested id. The read answers a list holding the one object; a successful read
+    without it is not an absence (PVE says "does not exist" for that), so it fails."""
+
+    def read(self, client, family, ident):
+        rows = self.read_at(client, family, family.collection_path(ident), family.identity_form(ident))
+        if rows is ABSENT:
+            return ABSENT
+        if not isinstance(rows, list) or len(rows) != 1:
+            raise Unreadable('%s: %s answered %d objects where it names one; it is not treated as absent'
+                             % (family.describe(ident), family.collection_path(ident), len(rows or [])))
+        return rows[0]
+
+    def create(self, client, family, ident, form):
+        return client.post(family.collection_path(ident), dict(form, **family.identity_form(ident)),
+                           role=family.write_role)
+
+    def update(self, client, family, ident, form, live):
+        return client.put(family.collection_path(ident), dict(form, **family.identity_form(ident)),
+                          role=family.write_role)
+
+    def delete(self, client, family, ident, params=None):
+        return client.delete(family.collection_path(ident), params=dict(params or {}, **family.identity_form(ident)),
+                             role=family.write_role)
+
+
 class ConfirmedAbsenceStore(ItemStore):
     """An item whose "missing" answer is not typed (Ceph's ``unrecognized pool``, a failed ``zpool status``):
     absent only when the collection, read with the same credential, lacks the object too. A failed list fails

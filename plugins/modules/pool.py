@@ -12,7 +12,10 @@ module: pool
 short_description: Declare a Proxmox VE resource pool
 version_added: 0.1.0
 description:
-  - Creates, repairs or removes one resource pool (C(/pools/{poolid})).
+  - Creates, repairs or removes one resource pool, read and written as C(/pools?poolid=) (PVE 8.1 and later), so
+    nested pools (V(lab/web), up to three levels) are managed like any other.
+  - A nested pool's parent must exist first (declare it earlier in the play or in C(declare)'s list); a pool that still
+    has child pools, guests or storages cannot be removed (PVE refuses, naming the first member).
   - A pool that already matches is adopted with no write. Members are reported, never managed here.
 author:
   - homeflare.proxmox contributors (@homeflare)
@@ -23,7 +26,9 @@ extends_documentation_fragment:
   - homeflare.proxmox.attributes
 options:
   poolid:
-    description: The pool's id (wire name C(poolid)).
+    description:
+      - The pool's id (wire name C(poolid)); V(parent/child) names a nested pool, at most three levels deep.
+      - Each level's name starts with a letter (PVE's create refuses others; checked before any write).
     type: str
     required: true
   comment:
@@ -43,6 +48,11 @@ EXAMPLES = r'''
 
 # Verify without writing: `ansible-playbook site.yml --check --diff`
 # reports plan.action (create/update/delete/none) and plan.changed (field names).
+- name: A nested pool under lab (lab must exist first)
+  homeflare.proxmox.pool:
+    poolid: lab/web
+    comment: Web tier
+
 - name: Remove the scratch pool
   homeflare.proxmox.pool:
     poolid: scratch

@@ -100,7 +100,7 @@ def test_ticket_login_with_csrf_on_writes(sim, playbook):
     assert sim.root_password not in run.output
     assert run.result()['changed'] is True
     assert [(entry['method'], entry['path'], entry['status']) for entry in sim.log] == [
-        ('POST', '/access/ticket', 200), ('GET', '/pools/lab', 500), ('POST', '/pools', 200), ('GET', '/pools/lab', 200)]
+        ('POST', '/access/ticket', 200), ('GET', '/pools', 500), ('POST', '/pools', 200), ('GET', '/pools', 200)]
 
 
 @pytest.mark.compat
@@ -126,6 +126,15 @@ def test_action_group_equals_the_set_of_modules():
         runtime = yaml.safe_load(handle)
     assert sorted(runtime['action_groups']['proxmox']) == MODULES
     assert len(MODULES) >= 6
+
+
+def test_the_readme_names_every_module_and_both_products():
+    with open(os.path.join(REPO, 'README.md')) as handle:
+        readme = handle.read()
+    opening = readme.split('\n\n')[1]
+    assert 'Proxmox Backup Servers' in opening and 'later' not in opening, opening
+    missing = [module for module in MODULES if '`%s`' % module not in readme]
+    assert missing == [], 'the README does not name these modules: %s' % missing
 
 
 @pytest.mark.parametrize('module', MODULES)

@@ -76,7 +76,7 @@ def test_a_revoked_cached_token_is_minted_again_once(sim, playbook):
     assert run.rc == 0, run
     assert run.result()['changed'] is True
     assert len(sim.minted('provision')) == 1 and len(sim.minted('read')) == 1  # the revoked ones are gone
-    statuses = [entry['status'] for entry in sim.log if entry['path'] == '/pools/plocalhost-0']
+    statuses = [entry['status'] for entry in sim.log if entry['form'].get('poolid') == 'plocalhost-0']
     assert 401 in statuses
 
 

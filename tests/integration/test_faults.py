@@ -128,7 +128,7 @@ READ = {
     'node_network': r'^/nodes/node1/network/vmbr1$',
     'notification_endpoint': r'^/cluster/notifications/endpoints/smtp/ops-mail$',
     'notification_matcher': r'^/cluster/notifications/matchers/ops-errors$',
-    'pool': r'^/pools/lab$',
+    'pool': r'^/pools$',  # with READ_PARAMS
     'realm': r'^/access/domains/corp$',
     'replication_job': r'^/cluster/replication/100-0$',
     'role': r'^/access/roles/Monitoring$',
@@ -159,6 +159,8 @@ READ = {
     'pbs_notification_endpoint': r'^/config/notifications/endpoints/smtp/ops-mail$',
     'pbs_notification_matcher': r'^/config/notifications/matchers/ops-errors$',
 }
+# The parameters that name the object where its read is its collection's path plus a query (GET /pools?poolid=).
+READ_PARAMS = {'pool': {'poolid': 'lab'}}
 # The first write of each family's declaration from nothing: (method, path regex).
 FIRST_WRITE = dict((module, ('POST', '^%s$' % FAMILIES[module]['prefix'])) for module in MODULES)
 FIRST_WRITE.update({
@@ -613,7 +615,8 @@ def minted_token_revoked(sim, faults):
 def read_forbidden(sim, faults):
     """403 on the read: the task fails as unreadable; nothing is planned as a create or written."""
     for module in faults.modules:
-        sim.force('GET', READ[module], 403, 'Permission check failed (/, Sys.Audit)', server=server_of(module))
+        sim.force('GET', READ[module], 403, 'Permission check failed (/, Sys.Audit)', server=server_of(module),
+                  params=READ_PARAMS.get(module))
     results = faults.run()
     for module in faults.modules:
         result = results[module]['result']
@@ -625,7 +628,7 @@ def read_forbidden(sim, faults):
 def read_server_error(sim, faults):
     """5xx on the read: a clear failure; never taken for absent, nothing written."""
     for module in faults.modules:
-        sim.force('GET', READ[module], 500, 'internal error', server=server_of(module))
+        sim.force('GET', READ[module], 500, 'internal error', server=server_of(module), params=READ_PARAMS.get(module))
     results = faults.run()
     for module in faults.modules:
         result = results[module]['result']
@@ -871,7 +874,7 @@ def two_runs_at_once(sim, faults):
     for module in families:
         barrier = threading.Barrier(2, timeout=60)
         sim.before('GET', READ[module], lambda params, barrier=barrier: barrier.wait(), times=2,
-                   server=server_of(module))
+                   server=server_of(module), params=READ_PARAMS.get(module))
     outcomes = []
     threads = [threading.Thread(target=lambda: outcomes.append(faults.run())) for _run in range(2)]
     for thread in threads:

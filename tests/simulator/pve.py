@@ -222,7 +222,7 @@ class PveApi:
         params.update(parse_query(query))  # the query string wins over the body
         params.pop("_dc", None)
 
-        forced = self.sim.take_fault(method, rel)
+        forced = self.sim.take_fault(method, rel, params=params)
         if forced is not None:
             raise forced
         self.sim.run_hooks(method, rel, params)

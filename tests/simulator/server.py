@@ -222,17 +222,21 @@ class Member:
 class _Match:
     """Which requests a forced answer or a hook applies to, and how many more times."""
 
-    def __init__(self, method, path_regex, times, server="pve"):
+    def __init__(self, method, path_regex, times, server="pve", params=None):
         self.method = (method or "*").upper()
         self.regex = re.compile(path_regex)
         self.remaining = times
         self.server = server  # "pve" (the cluster's members) or "pbs" (the backup server)
+        # Parameters the request must carry too (an item named by a query: GET /pools?poolid=lab).
+        self.params = dict(params or {})
 
-    def take(self, method, path, server="pve"):
+    def take(self, method, path, server="pve", params=None):
         """True for a matching request while uses remain (consumes one)."""
         if server != self.server or (self.remaining is not None and self.remaining <= 0):
             return False
         if self.method not in ("*", method) or self.regex.search(path) is None:
+            return False
+        if any(str((params or {}).get(key)) != str(value) for key, value in self.params.items()):
             return False
         if self.remaining is not None:
             self.remaining -= 1
@@ -240,16 +244,16 @@ class _Match:
 
 
 class _Fault(_Match):
-    def __init__(self, method, path_regex, status, message, errors, times, server="pve"):
-        super().__init__(method, path_regex, times, server)
+    def __init__(self, method, path_regex, status, message, errors, times, server="pve", params=None):
+        super().__init__(method, path_regex, times, server, params)
         self.status = int(status)
         self.message = message if message.endswith("\n") else message + "\n"
         self.errors = errors
 
 
 class _Hook(_Match):
-    def __init__(self, method, path_regex, action, times, server="pve"):
-        super().__init__(method, path_regex, times, server)
+    def __init__(self, method, path_regex, action, times, server="pve", params=None):
+        super().__init__(method, path_regex, times, server, params)
         self.action = action
 
 
@@ -431,23 +435,24 @@ class Simulator:
     def restore(self, i, server="pve"):
         self._server_members(server)[i].restore()
 
-    def force(self, method, path_regex, status, message, errors=None, times=None, server="pve"):
-        """Answer matching requests with ``status`` and ``message``; ``server="pbs"`` for the backup server's."""
+    def force(self, method, path_regex, status, message, errors=None, times=None, server="pve", params=None):
+        """Answer matching requests with ``status`` and ``message``; ``server="pbs"`` for the backup server's;
+        ``params``: only requests that carry these parameters (query or form) too."""
         with self._fault_lock:
-            self._faults.append(_Fault(method, path_regex, status, message, errors, times, server))
+            self._faults.append(_Fault(method, path_regex, status, message, errors, times, server, params))
 
-    def before(self, method, path_regex, action, times=None, server="pve"):
+    def before(self, method, path_regex, action, times=None, server="pve", params=None):
         """Run ``action(params)`` before matching requests are routed (after authentication and logging).
 
         The action may change the shared state (another writer got there between a client's read and
         its write) or ``params`` in place (PVE accepted a key and ignored it). Python only.
         """
         with self._fault_lock:
-            self._hooks.append(_Hook(method, path_regex, action, times, server))
+            self._hooks.append(_Hook(method, path_regex, action, times, server, params))
 
     def run_hooks(self, method, path, params, server="pve"):
         with self._fault_lock:
-            actions = [hook.action for hook in self._hooks if hook.take(method, path, server)]
+            actions = [hook.action for hook in self._hooks if hook.take(method, path, server, params)]
         for action in actions:
             action(params)
 
@@ -460,11 +465,11 @@ class Simulator:
         if self.bao is not None:
             self.bao.set_fault(None)
 
-    def take_fault(self, method, path, server="pve"):
+    def take_fault(self, method, path, server="pve", params=None):
         """The ApiError a forced fault answers with, or None (consumes one use)."""
         with self._fault_lock:
             for fault in self._faults:
-                if fault.take(method, path, server):
+                if fault.take(method, path, server, params):
                     return ApiError(fault.status, fault.message, errors=fault.errors)
         return None
 
@@ -583,7 +588,7 @@ class Simulator:
             op = spec.get("op")
             if op == "force":
                 self.force(spec.get("method", "*"), spec["path_regex"], spec["status"],
-                           spec["message"], spec.get("errors"), spec.get("times"))
+                           spec["message"], spec.get("errors"), spec.get("times"), params=spec.get("params"))
             elif op == "refuse":
                 # keep the connection this answer goes out on
                 self._members[int(spec["member"])].refuse(keep=req.connection)

@@ -18,6 +18,13 @@ class FakeClient:
         self.missing = missing or ApiError.for_status(500, "pool 'x' does not exist")
         self.calls = []
 
+    @staticmethod
+    def _item(path, values):
+        """A pool is addressed as /pools?poolid= (QueryStore); its object is kept under /pools/<poolid>."""
+        if path == '/pools' and values and 'poolid' in values:
+            return '/pools/' + values['poolid']
+        return path
+
     def _fail(self, method, path):
         error = self.errors.get((method, path))
         if isinstance(error, list):  # one error per call, then success
@@ -28,13 +35,15 @@ class FakeClient:
     def get(self, path, params=None, role='read'):
         self.calls.append(('GET', path, params, role))
         self._fail('GET', path)
-        if path not in self.objects:
+        item = self._item(path, params)
+        if item not in self.objects:
             raise self.missing
-        return self.objects[path]
+        return [self.objects[item]] if item != path else self.objects[item]
 
     def _write(self, method, path, form, role):
         self.calls.append((method, path, form, role))
         self._fail(method, path)
+        return path if method == 'POST' else self._item(path, form)
 
     def post(self, path, form=None, role='provision'):
         self._write('POST', path, form, role)
@@ -43,7 +52,7 @@ class FakeClient:
             self.objects['%s/%s' % (path, key)] = dict((k, v) for k, v in form.items() if k not in ('password',))
 
     def put(self, path, form=None, role='provision'):
-        self._write('PUT', path, form, role)
+        path = self._write('PUT', path, form, role)
         if not self.ignore_writes and path in self.objects:
             live = self.objects[path]
             for key in (form.get('delete') or '').split(','):
@@ -51,7 +60,7 @@ class FakeClient:
             live.update((k, v) for k, v in form.items() if k not in ('delete', 'digest'))
 
     def delete(self, path, params=None, role='provision'):
-        self._write('DELETE', path, params, role)
+        path = self._write('DELETE', path, params, role)
         if not self.ignore_writes:
             self.objects.pop(path, None)
 
@@ -75,7 +84,7 @@ def test_missing_object_is_created_then_adopted():
     client.calls = []
     second = reconcile(client, pool.FAMILY, params(pool, poolid='lab', comment='Lab'))
     assert second['changed'] is False and second['plan']['action'] == 'none'
-    assert client.calls == [('GET', '/pools/lab', None, 'read')]
+    assert client.calls == [('GET', '/pools', {'poolid': 'lab'}, 'read')]
 
 
 def test_check_mode_plans_without_writing():
@@ -103,7 +112,7 @@ def test_undeclared_default_field_is_drift():
     Unreachable([('a:1', 'connection refused')]),
 ])
 def test_a_failed_read_is_never_absent(error):
-    client = FakeClient(errors={('GET', '/pools/lab'): error})
+    client = FakeClient(errors={('GET', '/pools'): error})
     with pytest.raises(type(error)):
         reconcile(client, pool.FAMILY, params(pool, poolid='lab'))
     assert client.writes() == []
@@ -124,7 +133,7 @@ def test_leftover_drift_after_write_names_the_field():
 def test_delete_then_absent_is_noop():
     client = FakeClient({'/pools/lab': {'comment': ''}})
     assert reconcile(client, pool.FAMILY, params(pool, poolid='lab', state='absent'))['plan']['action'] == 'delete'
-    assert client.writes() == [('DELETE', '/pools/lab', None, 'provision')]
+    assert client.writes() == [('DELETE', '/pools', {'poolid': 'lab'}, 'provision')]
     again = reconcile(client, pool.FAMILY, params(pool, poolid='lab', state='absent'))
     assert again['changed'] is False and again['object'] == {}
 

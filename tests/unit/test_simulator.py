@@ -355,6 +355,43 @@ def test_pool_with_members_cannot_be_deleted(sim):
     assert sim.request("DELETE", "/pools/full")[0] == 200
 
 
+def test_nested_pools_by_query_as_pve_8_1_addresses_them(sim):
+    """pve-manager PVE/API2/Pool.pm: index, create_pool, update_pool, delete_pool with poolid as a parameter."""
+    assert sim.request("POST", "/pools", {"poolid": "lab"})[0] == 200
+    status, body = sim.request("POST", "/pools", {"poolid": "none/web"})
+    assert (status, body["message"]) == (500, "create pool failed: parent 'none' of pool 'none/web' does not exist\n")
+    status, body = sim.request("POST", "/pools", {"poolid": "lab/9web"})
+    assert (status, body["message"]) == (500, "create pool failed: pool name must start with a letter\n")
+    assert sim.request("POST", "/pools", {"poolid": "lab/web", "comment": "Web"})[0] == 200
+    assert sim.request("PUT", "/pools", {"poolid": "lab/web", "storage": "local"})[0] == 200
+    status, body = sim.request("GET", "/pools", {"poolid": "lab/web"})
+    assert status == 200 and [(p["poolid"], p["comment"], [m["id"] for m in p["members"]]) for p in body["data"]] == [
+        ("lab/web", "Web", ["storage/node1/local"])]
+    # the deprecated item path cannot name a nested pool: PVE has no handler for /pools/lab/web
+    assert sim.request("GET", "/pools/lab%2Fweb")[0] == 501
+    assert sim.request("GET", "/pools/lab")[1]["data"]["poolid"] == "lab"  # read_pool answers index's entry
+    status, body = sim.request("DELETE", "/pools", {"poolid": "lab"})
+    assert (status, body["message"]) == (500, "delete pool failed: pool 'lab' is not empty (contains pool 'lab/web')\n")
+    status, body = sim.request("DELETE", "/pools", {"poolid": "lab/web"})
+    assert (status, body["message"]) == (500, "delete pool failed: pool 'lab/web' is not empty "
+                                              "(contains storage 'local')\n")
+    assert sim.request("PUT", "/pools", {"poolid": "lab/web", "storage": "local", "delete": "1"})[0] == 200
+    assert sim.request("DELETE", "/pools", {"poolid": "lab/web"})[0] == 200
+    assert sim.request("DELETE", "/pools", {"poolid": "lab"})[0] == 200
+    status, body = sim.request("GET", "/pools", {"poolid": "lab"})
+    assert (status, body["message"]) == (500, "pool 'lab' does not exist\n")
+
+
+def test_one_pool_is_answered_to_any_user(sim):
+    """Pool.pm index checks Pool.Audit with noerr and ignores the answer when poolid is given; the list filters."""
+    assert sim.request("POST", "/pools", {"poolid": "lab"})[0] == 200
+    assert sim.request("POST", "/access/users", {"userid": "ro@pve"})[0] == 200
+    token = sim.request("POST", "/access/users/ro@pve/token/ro", {"privsep": "0"})[1]["data"]
+    token = (token["full-tokenid"], token["value"])
+    assert sim.request("GET", "/pools", token=token)[1]["data"] == []
+    assert sim.request("GET", "/pools", {"poolid": "lab"}, token=token)[1]["data"][0]["poolid"] == "lab"
+
+
 # -- failover helpers and forced answers ------------------------------------------------
 
 def test_refuse_hang_restore():

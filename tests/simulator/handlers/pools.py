@@ -1,4 +1,12 @@
-"""/pools and /pools/{poolid} (pve-manager API2/Pool.pm, PVE 9 shape)."""
+"""/pools and /pools/{poolid} (pve-manager PVE/API2/Pool.pm, PVE 9 shape).
+
+Since PVE 8.1 a pool is addressed as ``/pools?poolid=`` (``index``, ``update_pool``, ``delete_pool``): only that
+form can name a nested pool (``lab/web``). The ``/pools/{poolid}`` handlers are the deprecated aliases
+(``read_pool``, ``update_pool_deprecated``, ``delete_pool_deprecated``); a nested id there is a path PVE has no
+handler for (501).
+"""
+
+import re
 
 from ..errors import die, locked
 from ..formats import split_list
@@ -48,20 +56,24 @@ def _members(ctx, pool, typ=None):
 
 @route("GET", "/pools")
 def index(ctx, p):
+    """Pool.pm ``index``: every pool the user may audit, or one pool with its members. With ``poolid``, PVE's
+    Pool.Audit check is made with noerr and its answer unused, so the pool is answered to any user."""
     state = ctx.state
-    res = []
-    poolids = [p["poolid"]] if p.get("poolid") else sorted(state.pools)
-    for poolid in poolids:
-        if p.get("poolid"):
-            _pool(state, poolid)
-        if not ctx.access.check(ctx.authid, f"/pool/{poolid}", ["Pool.Audit"], True):
-            continue
-        pool = state.pools[poolid]
-        entry = {"poolid": poolid}
+    poolid = p.get("poolid")
+    if poolid:
+        pool = _pool(state, poolid)
+        entry = {"members": _members(ctx, pool, p.get("type"))}
         if pool.get("comment") is not None:
             entry["comment"] = pool["comment"]
-        if p.get("poolid"):
-            entry["members"] = _members(ctx, pool, p.get("type"))
+        entry["poolid"] = poolid
+        return [entry]
+    res = []
+    for pid in sorted(state.pools):
+        if not ctx.access.check(ctx.authid, f"/pool/{pid}", ["Pool.Audit"], True):
+            continue
+        entry = {"poolid": pid}
+        if state.pools[pid].get("comment") is not None:
+            entry["comment"] = state.pools[pid]["comment"]
         res.append(entry)
     return res
 
@@ -72,10 +84,11 @@ def create(ctx, p):
     poolid = p["poolid"]
     with locked(state, "create pool failed"):
         must_be_new(state.pools, poolid, "pool")
-        if "/" in poolid:
-            parent = poolid.rsplit("/", 1)[0]
-            if parent not in state.pools:
-                raise die(f"parent '{parent}' does not exist")
+        parent, _slash, leaf = poolid.rpartition("/")
+        if parent and parent not in state.pools:
+            raise die(f"parent '{parent}' of pool '{poolid}' does not exist")
+        if not re.match(r"[A-Za-z]", leaf):
+            raise die("pool name must start with a letter")
         state.pools[poolid] = {"vms": set(), "storage": set()}
         if p.get("comment"):
             state.pools[poolid]["comment"] = p["comment"]
@@ -84,11 +97,8 @@ def create(ctx, p):
 
 @route("GET", "/pools/{poolid}")
 def read(ctx, p):
-    pool = _pool(ctx.state, p["poolid"])
-    res = {"members": _members(ctx, pool, p.get("type"))}
-    if pool.get("comment") is not None:
-        res["comment"] = pool["comment"]
-    return res
+    """Pool.pm ``read_pool`` (deprecated): ``index``'s one entry, ``poolid`` included."""
+    return index(ctx, p)[0]
 
 
 @route("PUT", "/pools/{poolid}")
@@ -110,7 +120,7 @@ def update(ctx, p):
                 if owner is not None:
                     if not p.get("allow-move"):
                         raise die(f"VM {vmid} belongs already to pool '{owner}' and "
-                                  "allow-move is not set")
+                                  "'allow-move' is not set")
                     access.check(authid, f"/pool/{owner}", ["Pool.Allocate"])
                     state.pools[owner]["vms"].discard(vmid)
                 pool["vms"].add(vmid)
@@ -131,14 +141,14 @@ def delete(ctx, p):
     poolid = p["poolid"]
     with locked(state, "delete pool failed"):
         pool = _pool(state, poolid)
+        for child in sorted(other for other in state.pools if other.rpartition("/")[0] == poolid):
+            raise die(f"pool '{poolid}' is not empty (contains pool '{child}')")
         for vmid in sorted(pool["vms"], key=int):
             if int(vmid) in state.guests:
                 raise die(f"pool '{poolid}' is not empty (contains VM {vmid})")
         for sid in sorted(pool["storage"]):
             if sid in state.storage:
                 raise die(f"pool '{poolid}' is not empty (contains storage '{sid}')")
-        if any(other.startswith(poolid + "/") for other in state.pools):
-            raise die(f"pool '{poolid}' is not empty (contains child pools)")
         del state.pools[poolid]
         state.drop_acl_path(f"/pool/{poolid}")
     return None
