@@ -306,6 +306,14 @@ class Declare:
                     item.plan = target.judge(item.declaration, item.raw)
                 except ProxmoxError as exc:
                     item.error = exc
+        # A reference may name an object declared beside it (an alias an IP set lists): judged once all are read.
+        for item in items:
+            check = getattr(item.family, 'check_references', None)
+            if check and item.action in ('create', 'update'):
+                try:
+                    check(client, item.declaration, item.raw, items)
+                except ProxmoxError as exc:
+                    item.error = exc
         # An apply also covers what this run will stage: judged again once every object has its plan.
         for item in items:
             if item.module in APPLIERS and item.plan is not None:
@@ -314,8 +322,10 @@ class Declare:
     def write(self, client, drifted, items):
         """Creates and updates in dependency order, then deletes in reverse; stop at the first failure."""
         order = [module for module, _family in self.families]
+        # Within a module, a family's declare_rank orders its scopes (security groups before the rules naming them).
         ranked = sorted(drifted, key=lambda item: (item.module in APPLIERS, item.action == 'delete',
-                                                   order.index(item.module) * (-1 if item.action == 'delete' else 1)))
+                                                   order.index(item.module) * (-1 if item.action == 'delete' else 1),
+                                                   getattr(item.family, 'declare_rank', 0)))
         done = []
         for position, item in enumerate(ranked):
             try:

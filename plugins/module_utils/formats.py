@@ -89,11 +89,12 @@ def _cidr(version=None):
 
 
 def _network(text):
-    """pve-firewall's IPorCIDR (Perl Net::IP): any prefix length, no host bits set (10.0.0.0/24, not 10.0.0.1/24)."""
+    """pve-firewall's IPorCIDR (Firewall.pm pve_verify_ip_or_cidr): any prefix length; host bits are cleared
+    (clean_cidr) before Net::IP judges it, so 10.0.0.1/24 is accepted."""
     if '/' not in text or not _ip(text.split('/')[0]):
         return False
     try:
-        ipaddress.ip_network(text, strict=True)
+        ipaddress.ip_network(text, strict=False)
     except ValueError:
         return False
     return True
@@ -197,7 +198,7 @@ FORMATS = dict((fmt.name, fmt) for fmt in [
     Format('CIDR', _cidr(), 'address/bits, an IPv4 or IPv6 network with a mask of 8 bits or more'),
     Format('CIDRv4', _cidr(4), 'address/bits, an IPv4 network with a mask of 8 to 32 bits'),
     Format('CIDRv6', _cidr(6), 'address/bits, an IPv6 network with a mask of 8 to 128 bits'),
-    Format('IPorCIDR', lambda text: _ip(text) or _network(text), 'an IP address or a network without host bits'),
+    Format('IPorCIDR', lambda text: _ip(text) or _network(text), 'an IP address or a network (address/prefix length)'),
     # PVE::JSONSchema pve_verify_mac_addr: unicast only (the first octet's low bit clear).
     Format('mac-addr', _full(r'[a-f0-9][02468ace](:[a-f0-9]{2}){5}', re.I),
            'a unicast MAC address, six hex pairs separated by colons'),

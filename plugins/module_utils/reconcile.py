@@ -190,7 +190,7 @@ class Family:
                  task_timeout=None, view=None, report=None, store=None, check_declaration=None, listing=None,
                  schema=None, check_create=None, singleton=False, created=None, list_delete=False, removed=None,
                  type_rules=None, settle=None, check_found=None, advise=None, check_write=None, options=None,
-                 builtin=None, export=None, unavailable=None, placeholders=None):
+                 builtin=None, export=None, unavailable=None, placeholders=None, check_references=None):
         self.name = name
         self.identity = identity
         self.fields = fields
@@ -224,6 +224,10 @@ class Family:
         self.type_rules = type_rules
         # Rules only a create must meet (a secret PVE's add hook insists on): judged once the object is absent.
         self.check_create = check_create
+        # check_references(client, declaration, raw, batch) refuses, before a create or an update writes anything,
+        # a reference to an object that neither exists nor is declared in the same ``declare`` task (``batch``: its
+        # items), such as an IP set entry naming a missing alias. It may read the lists it needs.
+        self.check_references = check_references
         self.listing = listing
         # Seconds to re-read after a write until the object matches: PVE answers some writes (a Ceph pool's)
         # with a task that ends before Ceph applied them. None: one read back.
@@ -529,6 +533,8 @@ def reconcile(client, family, params, check_mode=False):
                   diff=diff_of(family, declaration, raw, the_plan.action), warnings=[])
     if family.advise and raw is not ABSENT:
         result['warnings'].extend(family.advise(declaration, raw))
+    if family.check_references and the_plan.action in ('create', 'update'):
+        family.check_references(client, declaration, raw, ())
     if check_mode or the_plan.action == 'none':
         result['object'] = family.live_object(ident, raw, managed)
         return result

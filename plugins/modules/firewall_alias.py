@@ -40,7 +40,7 @@ options:
     description:
       - The address or network (wire name C(cidr)), for example V(192.0.2.10) or V(192.0.2.0/24). Required with
         O(state=present), since PVE rewrites the whole alias on every update.
-      - A network is given by its network address (V(192.0.2.0/24), not V(192.0.2.1/24)), as PVE requires.
+      - A network may carry host bits (V(192.0.2.1/24)); PVE keeps the alias as given, and so it is compared.
       - PVE drops a V(/32) (IPv4) or V(/128) (IPv6) suffix when it stores the alias, so V(192.0.2.10/32) and
         V(192.0.2.10) are the same value.
     type: str

@@ -49,8 +49,12 @@ options:
     suboptions:
       cidr:
         description:
-          - An address, a network given by its network address, or the name of a firewall alias (wire name C(cidr)).
-          - V(/32) and V(/128) are dropped, as PVE stores them; a V(/0) prefix is refused, as PVE does.
+          - An address, a network, or the name of a firewall alias (wire name C(cidr)); V(dc/name) names the
+            cluster's alias too, V(guest/name) never resolves for a cluster set.
+          - Compared as PVE stores it (C(clean_cidr)); host bits are cleared (V(10.0.2.5/24) is V(10.0.2.0/24)), an
+            IPv6 network compressed, V(/32) and V(/128) dropped; a V(/0) prefix is refused, as PVE does.
+          - An alias must exist, or be declared in the same M(homeflare.proxmox.declare) task; else the set is
+            refused before any write (PVE would create it and then refuse the entry).
         type: str
         required: true
       nomatch:

@@ -27,8 +27,13 @@ description:
     writer's change is never overwritten.
   - RV(plan) names V(rules) (and V(comment) for a group) as changed; the diff shows the rule lists before and
     after.
-  - Each declared rule is checked the way PVE checks it before any request (types, actions, ports, addresses,
-    protocols, ICMP types, interfaces); whether a named alias, IP set or macro exists is left to PVE.
+  - Each declared rule is checked the way pve-firewall's C(verify_rule) checks it, with its reasons, before any
+    request (types, actions, V(REJECT) on the forward chain, ports, ICMP types, addresses, protocols, interfaces,
+    macros and what a macro already defines).
+  - Before the first write, a rule still to be written has its references resolved against the live lists and the
+    objects of the same M(homeflare.proxmox.declare) task (an alias in any scope, an IP set by its exact
+    stored, lower-case name, a security group); one that resolves nowhere is refused and nothing is written.
+    Sets SDN generates (V(+sdn/...)) are left to PVE.
 author:
   - homeflare.proxmox contributors (@homeflare)
 extends_documentation_fragment:

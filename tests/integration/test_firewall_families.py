@@ -59,12 +59,23 @@ MATRIX = {
 }
 MODULES = sorted(MATRIX)
 
+# Rules pve-firewall's verify_rule refuses (src/PVE/Firewall.pm), refused here with its reason before any request:
+# (module, args, the option, PVE's words).
+VERIFY_RULE = [
+    ('firewall_rules', {'rules': [{'type': 'forward', 'action': 'REJECT'}]}, 'rules[0].action',
+     "'REJECT': cannot define REJECT rules on forward chain"),
+    ('firewall_rules', {'rules': [{'type': 'in', 'action': 'ACCEPT', 'proto': 'tcp', 'dport': 'echo-request'}]},
+     'rules[0].dport', "'echo-request': invalid port 'echo-request'"),
+    ('firewall_rules', {'rules': [{'type': 'in', 'action': 'ACCEPT', 'macro': 'SSH', 'dport': '2222'}]},
+     'rules[0].dport', "'2222': parameter 'dport' already define in macro (value = '22')"),
+]
+
 # (module, args, the option the message must name), each refused before any request.
 BAD_INPUT = [
     ('firewall_alias', {'name': 'bad name', 'cidr': '192.0.2.1'}, 'name'),
     ('firewall_alias', {'name': 'a', 'cidr': '192.0.2.1'}, 'name'),
     ('firewall_alias', {'name': 'mgmt', 'cidr': '300.1.1.1'}, 'cidr'),
-    ('firewall_alias', {'name': 'mgmt', 'cidr': '192.0.2.1/24'}, 'cidr'),
+    ('firewall_alias', {'name': 'mgmt', 'cidr': '192.0.2.1/33'}, 'cidr'),
     ('firewall_alias', {'name': 'mgmt'}, 'cidr'),
     ('firewall_alias', {'name': 'mgmt', 'cidr': '192.0.2.1', 'comment': 'two\nlines'}, 'comment'),
     ('firewall_ipset', {'name': '1set'}, 'name'),
@@ -90,7 +101,7 @@ BAD_INPUT = [
     ('firewall_rules', {'scope': 'node', 'node': 'x y', 'rules': [{'type': 'in', 'action': 'DROP'}]}, 'node'),
     ('firewall_rules', {'rules': []}, 'rules'),
     ('firewall_rules', {'rules': [{'type': 'in', 'action': 'DROP', 'bogus': 1}]}, 'bogus'),
-]
+] + [(module, args, option + ': ' + reason) for module, args, option, reason in VERIFY_RULE]
 
 
 def of(module, entries):
@@ -252,3 +263,53 @@ def test_the_connection_secret_never_appears_at_high_verbosity(sim, playbook):
     assert 'TASK [firewall_rules]' in run.output and 'api_token_secret' in run.output  # the arguments were shown
     assert sim.token_secret not in run.output
     assert sim.token_secret not in repr(run.results)
+
+
+# Issue 29: references judged before the first write, addresses as pve-firewall stores them.
+REFERENCES = [
+    ('firewall_ipset', {'name': 'half', 'entries': [{'cidr': '192.0.2.0/24'}, {'cidr': 'nosuchalias'}]},
+     "option entries: the entry 'nosuchalias': no such alias 'nosuchalias'"),
+    ('firewall_rules', {'rules': [{'type': 'in', 'action': 'ACCEPT', 'source': '+Admins'}]},
+     "option rules[0].source: '+Admins': no such ipset 'Admins'"),
+    ('firewall_rules', {'rules': [{'type': 'group', 'action': 'nosuchgroup'}]},
+     "option rules[0].action: 'nosuchgroup': no such security group 'nosuchgroup'"),
+]
+HOST_BITS = [
+    ('firewall_alias', {'name': 'lab', 'cidr': '10.0.2.5/24'}),
+    ('firewall_ipset', {'name': 'admins', 'entries': [{'cidr': '10.0.2.5/24'}, {'cidr': '2001:db8::7/64'},
+                                                      {'cidr': 'dc/Lab'}]}),
+    ('firewall_rules', {'rules': [{'type': 'in', 'action': 'ACCEPT', 'source': '+dc/admins', 'dest': 'guest/LAB'}]}),
+]
+
+
+@pytest.mark.parametrize('path', sorted(EXECUTION_PATHS))
+def test_references_rules_and_host_bits_as_pve_firewall_judges_them(sim, playbook, path):
+    def tasks(cases, failing=()):
+        return [dict({'name': 'case %d' % index, 'homeflare.proxmox.%s' % case[0]: dict(case[1], **connection(sim))},
+                     **({'ignore_errors': True} if case in failing else {})) for index, case in enumerate(cases)]
+
+    def refused(cases, results):
+        return [(line['status'], message in line['result'].get('msg', '')) for (_m, _a, message), line
+                in zip(cases, results)] == [('failed', True)] * len(cases)
+
+    # verify_rule's refusals send nothing at all, and an IP set naming a missing alias only reads the lists it is
+    # judged against: no rule list is read, nothing is written
+    cases = [(module, args, option + ': ' + reason) for module, args, option, reason in VERIFY_RULE] + REFERENCES[:1]
+    sim.clear_log()
+    run = playbook(tasks(cases, cases), env=EXECUTION_PATHS[path])
+    assert refused(cases, run.results), run
+    assert sorted(set((entry['method'], entry['path']) for entry in sim.log)) == [
+        ('GET', '/cluster/firewall/aliases'), ('GET', '/cluster/firewall/ipset')], sim.log
+
+    # host bits: the alias keeps them, the set's entry is its network; a re-run writes nothing, and rules naming a
+    # set in another case or a missing group are refused (the set 'admins' exists now; PVE looks '+Admins' up as is)
+    run = playbook(tasks(HOST_BITS), env=EXECUTION_PATHS[path])
+    assert run.rc == 0 and all(line['result']['changed'] for line in run.results), run
+    listed = sim.request('GET', '/cluster/firewall/ipset/admins')[1]['data']
+    assert sorted(entry['cidr'] for entry in listed) == ['10.0.2.0/24', '2001:db8::/64', 'dc/Lab']
+    assert sim.request('GET', '/cluster/firewall/aliases')[1]['data'][0]['cidr'] == '10.0.2.5/24'
+    sim.clear_log()
+    run = playbook(tasks(HOST_BITS + REFERENCES[1:], REFERENCES[1:]), env=EXECUTION_PATHS[path])
+    assert not any(line['result']['changed'] for line in run.results), run
+    assert refused(REFERENCES[1:], run.results[len(HOST_BITS):]), run
+    assert sim.writes() == []

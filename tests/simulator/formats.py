@@ -105,20 +105,21 @@ def _cidr(version, label):
     return check
 
 
-def _is_network(value):
-    """Net::IP->new: any prefix length, no host bits set."""
+def _is_network(value, strict=True):
+    """Net::IP->new: any prefix length, no host bits set (``strict``)."""
     if "/" not in value or not _is_ip(value.split("/")[0]):
         return False
     try:
-        ipaddress.ip_network(value, strict=True)
+        ipaddress.ip_network(value, strict=strict)
     except ValueError:
         return False
     return True
 
 
 def verify_ip_or_cidr(value):
-    # pve-firewall registers IPorCIDR with Net::IP (PVE/Firewall.pm pve_verify_ip_or_cidr)
-    if not (_is_ip(value) or _is_network(value)):
+    # pve-firewall registers IPorCIDR (PVE/Firewall.pm pve_verify_ip_or_cidr): clean_cidr clears the host bits
+    # before Net::IP judges the network, so 10.0.2.5/24 passes.
+    if not (_is_ip(value) or _is_network(value, strict=False)):
         raise FormatError("value does not look like a valid IP address or CIDR network")
 
 

@@ -241,8 +241,9 @@ def test_security_groups_lower_case_their_names_and_keep_only_what_a_group_rule_
     ok(sim.request("POST", "/cluster/firewall/groups", {"group": "Web", "comment": "w"}))
     assert without_digest(ok(sim.request("GET", "/cluster/firewall/groups"))) == [{"group": "web", "comment": "w"}]
     base = "/cluster/firewall/groups/web"
+    # verify_rule judges the rule type against the scope before anything else
     assert sim.request("POST", base, {"type": "group", "action": "other"}) == bad(
-        "type", "security groups not allowed")
+        "type", "invalid rule type 'group' for rule_env 'group'")
     assert sim.request("POST", base, {"type": "in", "action": "ACCEPT", "iface": "eth0"}) == bad(
         "type", "parameter -i not allowed for this rule type")
     ok(sim.request("POST", base, {"type": "in", "action": "ACCEPT", "macro": "HTTPS", "enable": 1}))
@@ -487,11 +488,29 @@ def test_options_of_each_scope(sim):
      "option rules[0].proto"),
     (firewall_rules.FAMILY, {"rules": [{"type": "in", "action": "DROP", "proto": "tcp", "dport": "70000"}]},
      "option rules[0].dport"),
-    (firewall_ipset.FAMILY, {"name": "s1", "entries": [{"cidr": "192.0.2.1/24"}]}, "option entries[0].cidr"),
+    (firewall_ipset.FAMILY, {"name": "s1", "entries": [{"cidr": "192.0.2.0/33"}]}, "option entries[0].cidr"),
+    # clean_cidr makes both the same entry
+    (firewall_ipset.FAMILY, {"name": "s1", "entries": [{"cidr": "192.0.2.0/24"}, {"cidr": "192.0.2.9/24"}]},
+     "option entries[1].cidr: '192.0.2.0/24' is declared twice"),
     (firewall_ipset.FAMILY, {"name": "s1", "entries": [{"cidr": "192.0.2.1"}, {"cidr": "192.0.2.1/32"}]},
      "option entries[1].cidr"),
     (firewall_alias.FAMILY, {"name": "a1"}, "option cidr is required"),
-    (firewall_alias.FAMILY, {"name": "a1", "cidr": "192.0.2.1/24"}, "option cidr"),
+    (firewall_alias.FAMILY, {"name": "a1", "cidr": "192.0.2.1/33"}, "option cidr"),
+    # verify_rule's refusals, in its words
+    (firewall_rules.FAMILY, {"rules": [{"type": "forward", "action": "REJECT"}]},
+     "option rules[0].action: 'REJECT': cannot define REJECT rules on forward chain"),
+    (firewall_rules.FAMILY, {"rules": [{"type": "in", "action": "DROP", "proto": "tcp", "dport": "echo-request"}]},
+     "option rules[0].dport: 'echo-request': invalid port 'echo-request'"),
+    (firewall_rules.FAMILY, {"rules": [{"type": "in", "action": "ACCEPT", "macro": "SSH", "dport": "2222"}]},
+     "option rules[0].dport: '2222': parameter 'dport' already define in macro (value = '22')"),
+    (firewall_rules.FAMILY, {"rules": [{"type": "in", "action": "ACCEPT", "macro": "DNS", "proto": "tcp"}]},
+     "option rules[0].proto: 'tcp': parameter 'proto' already define in macro (value = 'udp')"),
+    (firewall_rules.FAMILY, {"rules": [{"type": "in", "action": "ACCEPT", "macro": "nosuch"}]},
+     "option rules[0].macro: 'nosuch': unknown macro 'nosuch'"),
+    (firewall_rules.FAMILY, {"rules": [{"type": "in", "action": "ACCEPT", "proto": "icmp", "icmp_type": "8"}]},
+     "option rules[0].icmp_type: '8': invalid icmp-type '8' for proto 'icmp'"),
+    (firewall_rules.FAMILY, {"rules": [{"type": "in", "action": "ACCEPT", "proto": "icmpv6", "icmp_type": "any"}]},
+     "invalid icmp-type 'any' for proto 'icmpv6'"),
     (firewall_alias.FAMILY, {"name": "a1", "cidr": "192.0.2.1", "comment": "two\nlines"}, "option comment"),
 ])
 def test_bad_input_is_refused_before_any_request(sim, family, args, message):
@@ -520,3 +539,103 @@ def test_the_dispatcher_offers_every_scopes_options_none_required():
     with pytest.raises(DeclarationError, match="option group is required with scope=group"):
         firewall_rules.FAMILY.family(dict(params, scope="group"))
     assert firewall_rules.FAMILY.family(dict(params, scope="group", group="web")) is firewall_rules.GROUP
+
+
+# -- issue 29: what PVE stores, refuses and resolves -------------------------------------------------
+
+def test_an_ipset_entry_is_stored_as_its_network_and_an_alias_as_given(sim):
+    ok(sim.request("POST", "/cluster/firewall/aliases", {"name": "lab", "cidr": "10.0.2.5/24"}))
+    assert [row["cidr"] for row in ok(sim.request("GET", "/cluster/firewall/aliases"))] == ["10.0.2.5/24"]
+    ok(sim.request("POST", "/cluster/firewall/ipset", {"name": "nets"}))
+    ok(sim.request("POST", "/cluster/firewall/ipset/nets", {"cidr": "10.0.2.5/24"}))
+    ok(sim.request("POST", "/cluster/firewall/ipset/nets", {"cidr": "2001:db8:0:0::7/64"}))
+    cidrs = [row["cidr"] for row in ok(sim.request("GET", "/cluster/firewall/ipset/nets"))]
+    assert cidrs == ["10.0.2.0/24", "2001:db8::/64"]
+    assert sim.request("POST", "/cluster/firewall/ipset/nets", {"cidr": "10.0.2.9/24"}) == bad(
+        "cidr", "address '10.0.2.0/24' already exists")
+    # resolve_alias at cluster level: guest/ never resolves, and the text names the alias without its scope
+    assert sim.request("POST", "/cluster/firewall/ipset/nets", {"cidr": "guest/lab"}) == died("no such alias 'lab'")
+    assert sim.request("POST", "/cluster/firewall/ipset/nets", {"cidr": "dc/nope"}) == died("no such alias 'nope'")
+    ok(sim.request("POST", "/cluster/firewall/ipset/nets", {"cidr": "dc/LAB"}))
+
+
+@pytest.mark.parametrize("rule, key, text", [
+    ({"type": "forward", "action": "REJECT"}, "action", "cannot define REJECT rules on forward chain"),
+    ({"type": "in", "action": "DROP", "proto": "tcp", "dport": "echo-request"}, "dport", "invalid port 'echo-request'"),
+    ({"type": "in", "action": "DROP", "proto": "ipv6-icmp", "dport": "22"}, None, None),
+    ({"type": "in", "action": "ACCEPT", "macro": "SSH", "proto": "tcp", "dport": "2222"}, "dport",
+     "parameter 'dport' already define in macro (value = '22')"),
+    ({"type": "in", "action": "ACCEPT", "macro": "ssh", "proto": "tcp", "dport": "22"}, None, None),
+    ({"type": "in", "action": "ACCEPT", "macro": "PMG"}, None, None),
+    # the format (pve-fw-icmp-type-spec) takes names only, before verify_rule
+    ({"type": "in", "action": "ACCEPT", "proto": "icmp", "icmp-type": "8"}, "icmp-type",
+     "invalid format - invalid icmp-type value '8'\n"),
+    ({"type": "in", "action": "ACCEPT", "source": "+Admins"}, "source", "no such ipset 'Admins'"),
+    ({"type": "in", "action": "ACCEPT", "source": "+dc/admins"}, None, None),
+])
+def test_rules_are_verified_as_verify_rule_does(sim, rule, key, text):
+    ok(sim.request("POST", "/cluster/firewall/ipset", {"name": "Admins"}))  # kept as "admins"
+    answer = sim.request("POST", "/cluster/firewall/rules", rule)
+    assert answer == (bad(key, text) if key else (200, {"data": None})), answer
+
+
+def test_references_are_checked_before_the_first_write(sim):
+    ok(sim.request("POST", "/cluster/firewall/aliases", {"name": "office", "cidr": "198.51.100.0/24"}))
+    ok(sim.request("POST", "/cluster/firewall/ipset", {"name": "admins"}))
+    cases = [
+        (firewall_ipset.FAMILY, {"name": "s1", "entries": [{"cidr": "192.0.2.0/24"}, {"cidr": "ofice"}]},
+         "option entries: the entry 'ofice': no such alias 'ofice'"),
+        (firewall_ipset.FAMILY, {"name": "s1", "entries": [{"cidr": "guest/office"}]}, "no such alias 'office'"),
+        (firewall_rules.FAMILY, {"rules": [{"type": "in", "action": "ACCEPT", "source": "+Admins"}]},
+         "option rules[0].source: '+Admins': no such ipset 'Admins'"),
+        (firewall_rules.FAMILY, {"rules": [{"type": "in", "action": "ACCEPT", "dest": "dc/nowhere"}]},
+         "option rules[0].dest: 'dc/nowhere': no such alias 'dc/nowhere'"),
+        (firewall_rules.FAMILY, {"rules": [{"type": "group", "action": "web"}]},
+         "option rules[0].action: 'web': no such security group 'web'"),
+        (firewall_rules.FAMILY, {"rules": [{"type": "in", "action": "ACCEPT", "proto": "icmpv6", "source": "office"}]},
+         "option rules[0].source: 'office': detected mixed ipv4/ipv6 addresses in rule"),
+    ]
+    for check in (True, False):
+        for family, args, message in cases:
+            sim.clear_log()
+            result = run(sim, family, args, check=check)
+            assert result.get("failed") is True and message in result["msg"], (args, result)
+            assert writes(sim) == []
+    # what resolves is written: scopes, case-insensitive aliases, the stored set name, an SDN set left to PVE
+    assert run(sim, firewall_ipset.FAMILY, {"name": "s1", "entries": [{"cidr": "dc/Office"}]})["changed"] is True
+    rules_ok = [{"type": "in", "action": "ACCEPT", "source": "+dc/admins", "dest": "guest/OFFICE"},
+                {"type": "in", "action": "ACCEPT", "source": "+sdn/vnet0-all"}]
+    assert run(sim, firewall_rules.FAMILY, {"rules": rules_ok})["changed"] is True
+
+
+def test_host_bits_are_accepted_and_compared_as_pve_stores_them(sim):
+    alias = {"name": "lab", "cidr": "10.0.2.5/24"}
+    ipset = {"name": "nets", "entries": [{"cidr": "10.0.2.5/24"}, {"cidr": "2001:db8::7/64"}]}
+    assert run(sim, firewall_alias.FAMILY, alias)["changed"] is True
+    assert run(sim, firewall_ipset.FAMILY, ipset)["changed"] is True
+    assert [form["cidr"] for method, path, form in writes(sim) if path.endswith("/nets")] == [
+        "10.0.2.0/24", "2001:db8::/64"]
+    sim.clear_log()
+    assert run(sim, firewall_alias.FAMILY, alias)["changed"] is False
+    assert run(sim, firewall_ipset.FAMILY, ipset)["changed"] is False
+    assert writes(sim) == []
+
+
+def test_declare_resolves_references_to_the_objects_it_declares(sim):
+    from ansible_collections.homeflare.proxmox.plugins.module_utils.declare import DECLARE
+    objects = {'firewall_alias': [{'name': 'Office', 'cidr': '198.51.100.0/24'}],
+               'firewall_ipset': [{'name': 'admins', 'entries': [{'cidr': 'office'}]}],
+               'firewall_rules': [{'rules': [{'type': 'group', 'action': 'web'},
+                                             {'type': 'in', 'action': 'ACCEPT', 'source': '+admins'}]},
+                                  {'scope': 'group', 'group': 'Web', 'rules': [{'type': 'in', 'action': 'DROP'}]}]}
+    result = run(sim, DECLARE, {'objects': objects}, check=True)
+    assert result['summary']['create'] == 4 and writes(sim) == [], result
+    # the security group is written before the cluster rules naming it, though declared after them
+    assert run(sim, DECLARE, {'objects': objects})['changed'] is True
+    assert run(sim, DECLARE, {'objects': objects})['changed'] is False
+    # an alias the same task removes is no longer there to name
+    sim.clear_log()
+    result = run(sim, DECLARE, {'objects': {'firewall_alias': [{'name': 'office', 'state': 'absent'}],
+                                            'firewall_ipset': [{'name': 'more', 'entries': [{'cidr': 'office'}]}]}})
+    assert result.get('failed') is True and "no such alias 'office'" in result['msg'], result
+    assert writes(sim) == []

@@ -42,8 +42,20 @@ def pve_comment(text):
     return '' if text == '0' else text
 
 
+def clean_cidr(text):
+    """An ipset entry as PVE stores it: create_ip (API2/Firewall/IPSet.pm) runs clean_cidr (Firewall.pm: host bits
+    cleared, IPv6 compressed) and then parse_ip_or_cidr (/32, /128 dropped), so 10.0.2.5/24 is kept as 10.0.2.0/24."""
+    if '/' in text:
+        try:
+            text = ipaddress.ip_network(text, strict=False).with_prefixlen
+        except ValueError:
+            return text
+    return address(text)
+
+
 def network_problem(text):
-    """Why Net::IP (pve_verify_ip_or_cidr) refuses an address PVE's pattern let through, or None."""
+    """Why Net::IP->new refuses a network with host bits set, or None: parse_address_list (a rule's source and dest)
+    hands its elements to Net::IP as given, unlike pve_verify_ip_or_cidr (an alias, an ipset entry)."""
     if '/' in text:
         try:
             ipaddress.ip_network(text, strict=True)
@@ -54,19 +66,73 @@ def network_problem(text):
 
 
 def address_or_alias_problem(text):
-    """PVE's IPorCIDRorAlias: an alias name, or an address or network (IPorCIDR, then Net::IP)."""
+    """PVE's IPorCIDRorAlias: an alias name, or an address or network (pve_verify_ip_or_cidr: host bits are cleared
+    before Net::IP judges it, so 10.0.2.5/24 is accepted)."""
     if ALIAS_REFERENCE.fullmatch(text):
         return None
     allowed = why_not('IPorCIDR', text)
     if allowed:
         return 'is neither an alias name nor %s' % allowed
-    return network_problem(text)
+    return None
 
 
 def refuse_comment_lines(option, text):
     if '\n' in text or '\r' in text:
         raise DeclarationError('option %s: %r has a line break; PVE writes a comment on one line of its '
                                'firewall file' % (option, text))
+
+
+def alias_version(row):
+    """An alias's IP version: PVE's row carries it, a declared alias has its address."""
+    if row.get('ipversion'):
+        return int(row['ipversion'])
+    try:
+        return ipaddress.ip_network(str(row.get('cidr') or ''), strict=False).version
+    except ValueError:
+        return None
+
+
+class Names:
+    """The cluster's aliases, IP sets and security groups as a reference resolves them: each live list read once,
+    only when a reference needs it, then what the same ``declare`` task declares (present, or absent) laid over it.
+
+    Keys are as PVE keeps them: an alias lower-cased (its lookups are lc), an IP set and a security group by the
+    lower-cased name the parser stores (generic_fw_config_parser), which a reference must spell exactly."""
+
+    LISTS = dict(alias=('/cluster/firewall/aliases', 'name'), ipset=('/cluster/firewall/ipset', 'name'),
+                 group=('/cluster/firewall/groups', 'group'))
+    # The families whose declarations add to (or remove from) a list: family name -> (list, identity option).
+    DECLARED = {'firewall alias': ('alias', 'name'), 'firewall ipset': ('ipset', 'name'),
+                'security group': ('group', 'group')}
+
+    def __init__(self, client, family, batch):
+        self.client, self.role, self.batch, self.lists = client, family.read_role, batch, {}
+
+    def table(self, kind):
+        if kind not in self.lists:
+            path, key = self.LISTS[kind]
+            rows = dict((str(row.get(key)).lower() if kind == 'alias' else str(row.get(key)), row)
+                        for row in self.client.get(path, role=self.role) or [])
+            for item in self.batch:
+                declared = self.DECLARED.get(getattr(item.family, 'name', None))
+                if not declared or declared[0] != kind:
+                    continue
+                name = item.declaration.ident[declared[1]]
+                if item.declaration.state == 'absent':
+                    rows.pop(name, None)
+                else:
+                    rows[name] = dict(item.declaration.values, **{key: name})
+            self.lists[kind] = rows
+        return self.lists[kind]
+
+    def alias(self, name):
+        return self.table('alias').get(name.lower())
+
+    def ipset(self, name):
+        return self.table('ipset').get(name)
+
+    def group(self, name):
+        return self.table('group').get(name)
 
 
 class AliasStore(ItemStore):
@@ -84,9 +150,6 @@ def check_alias(ident, declared, state):
     # update_alias rebuilds the alias from the parameters: every PUT carries the address.
     if not declared.get('cidr'):
         raise DeclarationError('option cidr is required with state=present')
-    problem = network_problem(declared['cidr'])
-    if problem:
-        raise DeclarationError('option cidr: %r %s' % (declared['cidr'], problem))
     refuse_comment_lines('comment', declared.get('comment', ''))
 
 

@@ -15,7 +15,7 @@ __metaclass__ = type
 from ansible_collections.homeflare.proxmox.plugins.module_utils.api import item_path
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError
 from ansible_collections.homeflare.proxmox.plugins.module_utils.families.firewall_alias import (
-    NAME_PATTERN, address, address_or_alias_problem, pve_comment, refuse_comment_lines)
+    ALIAS_REFERENCE, NAME_PATTERN, Names, address_or_alias_problem, clean_cidr, pve_comment, refuse_comment_lines)
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Field, Flag, Text
 from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import ABSENT, Family
 
@@ -27,7 +27,8 @@ NOMATCH = Flag('nomatch')
 class EntrySet(Field):
     """The entries of a set, compared as a set keyed by address: ``{cidr, nomatch, comment}`` each.
 
-    Addresses are kept as PVE keeps them (``/32`` and ``/128`` dropped), comments trimmed.
+    Addresses are compared as PVE stores them (clean_cidr: host bits cleared, ``/32`` and ``/128`` dropped), so
+    10.0.2.5/24 declared matches the 10.0.2.0/24 PVE keeps; comments trimmed.
     """
 
     ansible_type = 'list'
@@ -42,7 +43,7 @@ class EntrySet(Field):
     def canonical(self, value):
         entries = {}
         for entry in value or []:
-            cidr = address(str(entry.get('cidr') or '').strip())
+            cidr = clean_cidr(str(entry.get('cidr') or '').strip())
             entries[cidr] = dict(cidr=cidr, nomatch=bool(NOMATCH.canonical(entry.get('nomatch') or 0)),
                                  comment=pve_comment(str(entry.get('comment') or '')))
         return [entries[cidr] for cidr in sorted(entries)]
@@ -50,7 +51,7 @@ class EntrySet(Field):
     def declared(self, value):
         seen = set()
         for index, entry in enumerate(value):
-            cidr = address(str(entry.get('cidr') or '').strip())
+            cidr = clean_cidr(str(entry.get('cidr') or '').strip())
             where = '%s[%d]' % (self.option, index)
             problem = address_or_alias_problem(cidr)
             if problem:
@@ -130,6 +131,23 @@ def check_ipset(ident, declared, state):
     refuse_comment_lines('comment', declared.get('comment', ''))
 
 
+def check_entry_aliases(client, declaration, raw, batch):
+    """An entry naming an alias is added only if the alias resolves (create_ip, API2/Firewall/IPSet.pm, calls
+    Firewall.pm resolve_alias): ``dc/name`` and ``name`` name a cluster alias, case-insensitively; ``guest/name``
+    never resolves at cluster level. Only entries still to be added (POST) are judged: an update never re-resolves."""
+    live = set() if raw is ABSENT else set(entry['cidr'] for entry in FAMILY.current(raw)['entries'])
+    names = Names(client, FAMILY, batch)
+    for entry in declaration.values.get('entries') or []:
+        reference = ALIAS_REFERENCE.fullmatch(entry['cidr'])
+        if not reference or entry['cidr'] in live:
+            continue
+        name = entry['cidr'].split('/')[-1]
+        if reference.group(2) == 'guest' or not names.alias(name):
+            raise DeclarationError("option entries: the entry %r: no such alias '%s'; PVE would create the set and "
+                                   "refuse the entry, so nothing was written (declare the alias, or use an address)"
+                                   % (entry['cidr'], name))
+
+
 FAMILY = Family(
     name='firewall ipset',
     # PVE lower-cases set names when it reads cluster.fw (generic_fw_config_parser: lc of [IPSET name]).
@@ -143,4 +161,5 @@ FAMILY = Family(
     item='/cluster/firewall/ipset/{name}',
     store=IpsetStore(),
     check_declaration=check_ipset,
+    check_references=check_entry_aliases,
 )

@@ -27,7 +27,7 @@ import re
 
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError, NotConverged
 from ansible_collections.homeflare.proxmox.plugins.module_utils.families.firewall_alias import (
-    ALIAS_REFERENCE, NAME, NAME_PATTERN, network_problem, pve_comment)
+    ALIAS_REFERENCE, NAME, NAME_PATTERN, Names, alias_version, network_problem, pve_comment)
 from ansible_collections.homeflare.proxmox.plugins.module_utils.families.firewall_options import LOG_LEVELS, ByScope
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Field, Flag, Text
 from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import ABSENT, Family
@@ -57,6 +57,7 @@ ENABLE = Flag('enable')
 # pve-fw-protocol-spec looks the name up in /etc/protocols; pve-fw-*port-spec in /etc/services.
 PROTOCOL = re.compile(r'[a-z][a-z0-9.+-]*|[0-9]{1,3}')
 PORT_NAME = re.compile(r'[a-z][a-z0-9-]*')
+# Firewall.pm $PROTOCOLS_WITH_PORTS and $proto_is_icmp.
 PROTOCOLS_WITH_PORTS = ('tcp', '6', 'udp', '17', 'udplite', '136', 'dccp', '33', 'sctp', '132')
 ICMP_PROTOCOLS = {'icmp': 4, 'icmpv6': 6, 'ipv6-icmp': 6}
 # Firewall.pm $icmp_type_names and $icmpv6_type_names (iptables -p icmp -h, ip6tables -p icmpv6 -h).
@@ -67,11 +68,56 @@ precedence-cutoff source-quench redirect network-redirect host-redirect TOS-netw
 echo-request router-advertisement router-solicitation time-exceeded ttl-zero-during-transit
 ttl-zero-during-reassembly parameter-problem ip-header-bad required-option-missing timestamp-request timestamp-reply
 address-mask-request address-mask-reply'''.split())
-ICMPV6_TYPES = set('''any destination-unreachable no-route communication-prohibited address-unreachable port-unreachable
-packet-too-big time-exceeded ttl-zero-during-transit ttl-zero-during-reassembly parameter-problem bad-header
-unknown-header-type unknown-option echo-request echo-reply router-solicitation router-advertisement
-neighbor-solicitation neighbour-solicitation neighbor-advertisement neighbour-advertisement redirect'''.split())
-IPSET_REFERENCE = re.compile(r'\+((dc|guest|sdn)/)?' + NAME_PATTERN)
+ICMPV6_TYPES = set('''destination-unreachable no-route communication-prohibited beyond-scope address-unreachable
+port-unreachable failed-policy reject-route packet-too-big time-exceeded ttl-zero-during-transit
+ttl-zero-during-reassembly parameter-problem bad-header unknown-header-type unknown-option echo-request echo-reply
+router-solicitation router-advertisement neighbor-solicitation neighbour-solicitation neighbor-advertisement
+neighbour-advertisement redirect'''.split())
+IPSET_REFERENCE = re.compile(r'\+((dc|guest|sdn)/)?(' + NAME_PATTERN + ')')
+# The sets SDN makes of each vnet and guest (PVE::RS::Firewall::SDN), which verify_rule also accepts unscoped:
+# this collection does not read them, so such a name is left to PVE.
+SDN_SET = re.compile(r'.+-(all|gateway|no-gateway|dhcp)|guest-ipam-[0-9]+')
+# Firewall.pm $pve_fw_macros and $pve_ipv6fw_macros: each macro's rules as (proto, dport[, sport]); every action is
+# the rule's own (PARAM). A macro only in the IPv6 table is an IPv6 one ($pve_fw_macro_ipversion).
+MACROS = {
+    'Amanda': [('udp', '10080'), ('tcp', '10080')], 'Auth': [('tcp', '113')], 'BGP': [('tcp', '179')],
+    'BitTorrent': [('tcp', '6881:6889'), ('udp', '6881')], 'BitTorrent32': [('tcp', '6881:6999'), ('udp', '6881')],
+    'Ceph': [('tcp', '6789'), ('tcp', '3300'), ('tcp', '6800:7300')],
+    'Citrix': [('tcp', '1494'), ('udp', '1604'), ('tcp', '2598')], 'CVS': [('tcp', '2401')],
+    'DAAP': [('tcp', '3689'), ('udp', '3689')], 'DCC': [('tcp', '6277')], 'DHCPfwd': [('udp', '67:68', '67:68')],
+    'Distcc': [('tcp', '3632')], 'DNS': [('udp', '53'), ('tcp', '53')], 'Finger': [('tcp', '79')],
+    'FTP': [('tcp', '21')], 'Git': [('tcp', '9418')],
+    'GNUnet': [('tcp', '2086'), ('udp', '2086'), ('tcp', '1080'), ('udp', '1080')], 'GRE': [('47',)],
+    'HKP': [('tcp', '11371')], 'HTTP': [('tcp', '80')], 'HTTPS': [('tcp', '443')], 'ICPV2': [('udp', '3130')],
+    'ICQ': [('tcp', '5190')], 'IMAP': [('tcp', '143')], 'IMAPS': [('tcp', '993')], 'IPIP': [('94',)],
+    'IPsec': [('udp', '500', '500'), ('50',)], 'IPsecah': [('udp', '500', '500'), ('51',)],
+    'IPsecnat': [('udp', '500'), ('udp', '4500'), ('50',)], 'IRC': [('tcp', '6667')], 'Jetdirect': [('tcp', '9100')],
+    'L2TP': [('udp', '1701')], 'LDAP': [('tcp', '389')], 'LDAPS': [('tcp', '636')],
+    'Mail': [('tcp', '25'), ('tcp', '465'), ('tcp', '587')], 'MDNS': [('udp', '5353')], 'MSNP': [('tcp', '1863')],
+    'MSSQL': [('tcp', '1433')], 'Munin': [('tcp', '4949')], 'MySQL': [('tcp', '3306')], 'NNTP': [('tcp', '119')],
+    'NNTPS': [('tcp', '563')], 'NTP': [('udp', '123')], 'OpenVPN': [('udp', '1194')], 'OSPF': [('89',)],
+    'PCA': [('udp', '5632'), ('tcp', '5631')], 'Ping': [('icmp', 'echo-request')], 'PMG': [('tcp', '8006')],
+    'POP3': [('tcp', '110')], 'POP3S': [('tcp', '995')], 'PostgreSQL': [('tcp', '5432')],
+    'PPtP': [('47',), ('tcp', '1723')], 'Printer': [('tcp', '515')], 'Razor': [('tcp', '2703')],
+    'Rdate': [('tcp', '37')], 'RDP': [('tcp', '3389')], 'RIP': [('udp', '520')], 'RNDC': [('tcp', '953')],
+    'Rsync': [('tcp', '873')], 'SANE': [('tcp', '6566')],
+    'SixXS': [('tcp', '3874'), ('udp', '3740'), ('41',), ('udp', '5072,8374')],
+    'SMB': [('udp', '135,445'), ('udp', '137:139'), ('udp', '1024:65535', '137'), ('tcp', '135,139,445')],
+    'SMBswat': [('tcp', '901')], 'SMTP': [('tcp', '25')], 'SMTPS': [('tcp', '465')],
+    'SNMP': [('udp', '161:162'), ('tcp', '161')], 'SPAMD': [('tcp', '783')], 'SPICEproxy': [('tcp', '3128')],
+    'Squid': [('tcp', '3128')], 'SSH': [('tcp', '22')], 'Submission': [('tcp', '587')], 'SVN': [('tcp', '3690')],
+    'Syslog': [('udp', '514'), ('tcp', '514')], 'Telnet': [('tcp', '23')], 'Telnets': [('tcp', '992')],
+    'TFTP': [('udp', '69')], 'Time': [('tcp', '37')], 'Trcrt': [('udp', '33434:33524'), ('icmp', 'echo-request')],
+    'VNC': [('tcp', '5900:5999')], 'VNCL': [('tcp', '5500')], 'Web': [('tcp', '80'), ('tcp', '443')],
+    'Webcache': [('tcp', '8080')], 'Webmin': [('tcp', '10000')], 'Whois': [('tcp', '43')],
+}
+IPV6_MACROS = {
+    'DHCPv6': [('udp', '546:547', '546:547')],
+    'NeighborDiscovery': [('icmpv6', 'router-solicitation'), ('icmpv6', 'router-advertisement'),
+                          ('icmpv6', 'neighbor-solicitation'), ('icmpv6', 'neighbor-advertisement')],
+    'Ping': [('icmpv6', 'echo-request')], 'Trcrt': [('udp', '33434:33524'), ('icmpv6', 'echo-request')],
+}
+PREFERRED_MACRO = dict((name.lower(), name) for name in list(MACROS) + list(IPV6_MACROS))
 
 
 # -- pve-firewall's formats, as small checks (they are not in formats.py) ---------------------------
@@ -100,60 +146,74 @@ def address_version(text):
 def addr_spec_version(text):
     """pve-fw-addr-spec (parse_address_list): +ipset, an alias, or a comma list of addresses; the IP version."""
     if text.startswith('+'):
-        if len(text) > 65 or not IPSET_REFERENCE.fullmatch(text):
-            raise ValueError('is not an IP set reference: +name, 2 to 64 letters, digits, - and _')
+        if len(text) > 65:
+            raise ValueError('ipset name too long')
+        if not IPSET_REFERENCE.fullmatch(text):
+            raise ValueError("invalid ipset name '%s'" % text)
         return None
     if ALIAS_REFERENCE.fullmatch(text):
         if len(text) > 64:
-            raise ValueError('names an alias longer than 64 characters')
+            raise ValueError('alias name too long')
         return None
     elements = perl_split(text)
     if text != ','.join(elements):
-        raise ValueError('has an extraneous comma')
+        raise ValueError('extraneous commas in list')
     versions = set()
     for element in elements:
         try:
             versions.add(address_version(element))
         except ValueError as exc:
-            raise ValueError('has %r, which is not an IP address, a network or a range (%s)' % (element, exc))
-    if len(versions) > 1:
-        raise ValueError('mixes IPv4 and IPv6 addresses')
+            raise ValueError('invalid IP address: %r is not an address, a network or a range (%s)' % (element, exc))
+        if len(versions) > 1:
+            raise ValueError("detected mixed ipv4/ipv6 addresses in address list '%s'" % text)
     if len(elements) > 1 and any('-' in element for element in elements):
-        raise ValueError('has a range in a list; PVE allows a range alone')
+        raise ValueError("you can't use a range in a list")
     return versions.pop()
 
 
-def check_ports(text, is_dport):
-    """pve-fw-dport-spec / pve-fw-sport-spec (parse_port_name_number_or_range)."""
+def check_ports(text, icmp):
+    """parse_port_name_number_or_range: ICMP type names count as ports only in the dport of an ICMP rule (``icmp``);
+    any other name must be a service of the node's /etc/services, which names no ICMP type."""
     elements = perl_split(text)
     if text != ','.join(elements):
-        raise ValueError('has an extraneous comma')
-    numbers, icmp = 0, False
+        raise ValueError('extraneous commas in list')
+    numbers, icmp_port = 0, False
     for item in elements:
         span = re.match(r'^(\d+):(\d+)$', item)
         if span:
             numbers += 2
             first, last = int(span.group(1)), int(span.group(2))
-            if max(first, last) > 65535 or first > last:
-                raise ValueError('has the range %s; a range is low:high, ports 0 to 65535' % item)
+            for port in (first, last):
+                if port > 65535:
+                    raise ValueError("invalid port '%d'" % port)
+            if first > last:
+                raise ValueError("backwards range '%d:%d' not allowed, did you mean '%d:%d'?" % (first, last, last, first))
         elif item.isdigit():
             numbers += 1
             if int(item) > 65535:
-                raise ValueError('has the port %s; ports go up to 65535' % item)
-        elif is_dport and (item in ICMP_TYPES or item in ICMPV6_TYPES):
-            icmp = True
-        elif not PORT_NAME.fullmatch(item):
-            raise ValueError('has %r, which is neither a port number, a range nor a service name' % item)
-    if icmp and numbers:
-        raise ValueError('mixes ICMP types with ports')
+                raise ValueError("invalid port '%s'" % item)
+        elif icmp and (item in ICMP_TYPES or item in ICMPV6_TYPES):
+            icmp_port = True
+        elif item in ICMP_TYPES or item in ICMPV6_TYPES or not PORT_NAME.fullmatch(item):
+            raise ValueError("invalid port '%s'" % item)
+    if icmp_port and numbers:
+        raise ValueError('ICMP ports not allowed in port range')
     if numbers > 15:
-        raise ValueError('has more than 15 ports (a range counts as two)')
+        raise ValueError('too many entries in port list (> 15 numbers)')
 
 
-def iface_problem(text):
-    """pve-iface, 2 to 20 characters."""
-    if not (2 <= len(text) <= 20 and re.fullmatch(r'[a-z][a-z0-9_]{1,20}([:.]\d+)?', text, re.I)):
-        return "is not an interface name: a letter, then letters, digits and '_', 2 to 20 characters"
+def macro_conflict(macro, rule, version, keys=('proto', 'dport', 'sport')):
+    """$apply_macro: a key the macro's rules set to another value is PVE's refusal, (key, reason), or None.
+    A macro of the other IP version is skipped; an IPv6 rule uses the IPv6 table where it has the macro."""
+    only_ipv6 = macro not in MACROS
+    if version and only_ipv6 and version != 6:
+        return None
+    rules = IPV6_MACROS[macro] if (only_ipv6 or version == 6) and macro in IPV6_MACROS else MACROS[macro]
+    for template in rules:
+        defined = dict(zip(('proto', 'dport', 'sport'), template))
+        for key in keys:
+            if key in rule and key in defined and rule[key] != defined[key]:
+                return key, "parameter '%s' already define in macro (value = '%s')" % (key, defined[key])
     return None
 
 
@@ -179,52 +239,60 @@ def canonical_rule(rule):
 
 
 def rule_problems(rule, in_group):
-    """Why PVE (verify_rule and the formats) would refuse or silently change this rule: (option, why) pairs."""
+    """What pve-firewall's verify_rule (src/PVE/Firewall.pm) refuses, in its order and words, as (option, why) pairs;
+    then what its file would silently drop. The API stops at the first, as the callers here do. References to
+    aliases, IP sets and security groups are judged against the live lists (``reference_problems``)."""
     kind, action = rule['type'], rule['action']
+    env = 'group' if in_group else 'cluster'
     if kind == 'group':
         if in_group:
-            yield 'type', 'a security group cannot hold a rule of type group'
-        if not (NAME.fullmatch(action) and len(action) <= 18):
-            yield 'action', 'names a security group: a letter, then letters, digits, - and _, 2 to 18 characters'
-        dropped = sorted(option for option in rule if option not in GROUP_RULE_KEYS)
-        if dropped:
-            yield dropped[0], 'a rule of type group takes only action, iface, enable and comment'
-    elif action not in ('ACCEPT', 'DROP', 'REJECT'):
-        yield 'action', 'must be ACCEPT, DROP or REJECT (in capitals) for a rule of type %s' % kind
+            yield 'type', "invalid rule type 'group' for rule_env 'group'"
+        if not NAME.fullmatch(action):
+            yield 'action', 'invalid characters in security group name'
+        if len(action) > 18:
+            yield 'action', 'names a security group: 2 to 18 characters'
+    else:
+        if kind == 'forward' and action == 'REJECT':
+            yield 'action', 'cannot define REJECT rules on forward chain'
+        if action not in ('ACCEPT', 'DROP', 'REJECT'):
+            yield 'action', "unknown action '%s'" % action
     if 'iface' in rule:
-        if in_group:
-            yield 'iface', 'a rule in a security group takes no interface'
-        elif iface_problem(rule['iface']):
-            yield 'iface', iface_problem(rule['iface'])
-    if len(rule.get('macro', '')) > 128 or not re.fullmatch(r'[a-z0-9]*', rule.get('macro', '')):
-        yield 'macro', 'is not a macro name'
+        if env == 'group':
+            yield 'iface', 'parameter -i not allowed for this rule type'
+        elif not re.fullmatch(r'[a-z][a-z0-9_]{1,20}([:.]\d+)?', rule['iface'], re.I):
+            yield 'iface', "invalid network interface name '%s'" % rule['iface']
+    macro = PREFERRED_MACRO.get(rule.get('macro', ''))
+    if 'macro' in rule and not macro:
+        yield 'macro', "unknown macro '%s'" % rule['macro']
     proto = rule.get('proto')
-    versions = set()
-    if proto:
-        if not PROTOCOL.fullmatch(proto):
-            yield 'proto', 'is not a protocol name or number (as in /etc/protocols)'
-        if proto in ICMP_PROTOCOLS:
-            versions.add(ICMP_PROTOCOLS[proto])
-    for option in ('dport', 'sport'):
+    is_icmp = proto in ICMP_PROTOCOLS
+    versions = set([ICMP_PROTOCOLS[proto]]) if is_icmp else set()
+    if proto and not PROTOCOL.fullmatch(proto):
+        yield 'proto', "unknown protocol '%s'" % proto
+    for option in ('dport', 'icmp_type', 'sport'):
         if option not in rule:
             continue
+        if option == 'icmp_type':
+            icmp_type = rule['icmp_type']
+            if not is_icmp:
+                yield 'proto', "missing property - 'icmp-type' requires this property"
+            if 'dport' in rule:
+                yield 'icmp_type', "'icmp-type' cannot be specified together with 'dport'"
+            if icmp_type not in (ICMP_TYPES if proto == 'icmp' else ICMPV6_TYPES):
+                yield 'icmp_type', "invalid icmp-type '%s' for proto '%s'" % (icmp_type, proto)
+            continue
         try:
-            check_ports(rule[option], option == 'dport')
+            check_ports(rule[option], option == 'dport' and is_icmp)
         except ValueError as exc:
             yield option, str(exc)
+        # A macro that sets the port is the reason a declared port fails, whatever else the rule lacks.
+        conflict = macro and macro_conflict(macro, rule, None, keys=(option,))
+        if conflict:
+            yield conflict
         if not proto:
-            yield 'proto', 'is required with %s' % option
-        elif proto not in PROTOCOLS_WITH_PORTS and not (option == 'dport' and proto in ('icmp', 'icmpv6')):
-            yield option, 'protocol %s has no ports' % proto
-    icmp_type = rule.get('icmp_type')
-    if icmp_type:
-        known = ICMP_TYPES if proto == 'icmp' else ICMPV6_TYPES
-        if proto not in ICMP_PROTOCOLS:
-            yield 'proto', 'must be icmp, icmpv6 or ipv6-icmp with icmp_type'
-        elif 'dport' in rule:
-            yield 'icmp_type', 'cannot go together with dport'
-        elif icmp_type not in known and not (icmp_type.isdigit() and int(icmp_type) <= 255):
-            yield 'icmp_type', 'is not an ICMP type of %s' % proto
+            yield 'proto', "missing property - '%s' requires this property" % option
+        elif proto not in PROTOCOLS_WITH_PORTS and not (option == 'dport' and is_icmp):
+            yield option, "protocol '%s' does not support ports" % proto
     for option in ('source', 'dest'):
         if option not in rule:
             continue
@@ -234,8 +302,16 @@ def rule_problems(rule, in_group):
             versions.add(addr_spec_version(rule[option]))
         except ValueError as exc:
             yield option, str(exc)
-    if len(versions - set([None])) > 1:
-        yield 'source', 'the rule mixes IPv4 and IPv6 (source, dest, proto)'
+        if len(versions - set([None])) > 1:
+            yield option, 'detected mixed ipv4/ipv6 addresses in rule'
+    versions.discard(None)
+    conflict = macro and macro_conflict(macro, rule, versions.pop() if versions else None)
+    if conflict:
+        yield conflict
+    if kind == 'group':
+        dropped = sorted(option for option in rule if option not in GROUP_RULE_KEYS)
+        if dropped:
+            yield dropped[0], 'a rule of type group takes only action, iface, enable and comment'
     if '\n' in rule.get('comment', ''):
         yield 'comment', 'has a line break; PVE writes a rule on one line'
 
@@ -263,8 +339,52 @@ class RuleList(Field):
         rules = self.canonical(value)
         for index, rule in enumerate(rules):
             for option, why in rule_problems(rule, self.in_group):
-                raise DeclarationError('option %s[%d].%s: %r %s' % (self.option, index, option, rule.get(option), why))
+                raise refusal(self.option, index, rule, option, why)
         return rules
+
+
+def refusal(field, index, rule, option, why):
+    shown = '' if rule.get(option) is None else ' %r:' % rule[option]
+    return DeclarationError('option %s[%d].%s:%s %s' % (field, index, option, shown, why))
+
+
+def reference_problems(rule, names):
+    """verify_rule's check_ipset_or_alias_property (src/PVE/Firewall.pm): an IP set by its exact (stored, lower-case)
+    name, an alias case-insensitively whatever its dc/ or guest/ scope, its IP version against the rule's; and a
+    rule of type group naming a security group that exists (generate_group_rules: else an empty chain, a warning)."""
+    versions = set([ICMP_PROTOCOLS[rule['proto']]]) if rule.get('proto') in ICMP_PROTOCOLS else set()
+    if rule['type'] == 'group' and not names.group(rule['action']):
+        yield 'action', "no such security group '%s'" % rule['action']
+    for option in ('source', 'dest'):
+        value = rule.get(option)
+        if not value:
+            continue
+        ipset, alias = IPSET_REFERENCE.fullmatch(value), ALIAS_REFERENCE.fullmatch(value)
+        if ipset:
+            name = ipset.group(3)
+            if ipset.group(2) != 'sdn' and not SDN_SET.fullmatch(name) and not names.ipset(name):
+                yield option, "no such ipset '%s'" % name
+        elif alias:
+            row = names.alias(value.split('/')[-1])
+            if not row:
+                yield option, "no such alias '%s'" % value
+            versions.add(alias_version(row or {}))
+        else:
+            versions.add(addr_spec_version(value))
+        if len(versions - set([None])) > 1:
+            yield option, 'detected mixed ipv4/ipv6 addresses in rule'
+
+
+def check_rule_references(client, declaration, raw, batch):
+    """Each rule still to be written (PVE verifies a rule on POST and on an in-place PUT) has its references judged
+    against the live lists and the rest of the ``declare`` task, before the first write."""
+    live = [] if raw is ABSENT else canonical_rules(raw.get('rules'))
+    names = Names(client, CLUSTER, batch)
+    for index, rule in enumerate(declaration.values.get('rules') or []):
+        if rule in live:
+            continue
+        for option, why in reference_problems(rule, names):
+            raise refusal('rules', index, rule, option, why)
 
 
 # -- the writes ----------------------------------------------------------------------------------
@@ -515,6 +635,7 @@ CLUSTER = Family(
     item='/cluster/firewall/rules',
     store=RuleStore(),
     check_declaration=needs_rules,
+    check_references=check_rule_references,
     schema=('POST', '/cluster/firewall/rules'),
 )
 
@@ -525,6 +646,7 @@ NODE = Family(
     item='/nodes/{node}/firewall/rules',
     store=RuleStore(),
     check_declaration=needs_rules,
+    check_references=check_rule_references,
     schema=('POST', '/nodes/{node}/firewall/rules'),
 )
 
@@ -539,7 +661,11 @@ GROUP = Family(
     item='/cluster/firewall/groups/{group}',
     store=GroupStore(),
     check_declaration=check_group,
+    check_references=check_rule_references,
     schema=('POST', '/cluster/firewall/groups'),
 )
+
+# In one declare task, security groups are written before the rules that name them.
+GROUP.declare_rank = -1
 
 FAMILY = ByScope('firewall rules', dict(cluster=CLUSTER, group=GROUP, node=NODE), default='cluster')

@@ -8,9 +8,9 @@ for the API and ``src/PVE/Firewall.pm`` for the files behind it (``cluster.fw``,
 
 ``state.firewall`` holds ``{"cluster": {...}, "hosts": {node: {...}}}``. Every write ends by
 normalising the written file the way PVE's save and next parse do (PVE re-reads the file on
-every request): ipset and security group names lower-cased, ``/32`` and ``/128`` dropped,
-ipset entries sorted by address and de-duplicated, comments trimmed (an empty or ``0``
-comment is not kept), a rule's ``enable`` always 0 or 1, ``ipversion`` worked out, macro
+every request): ipset and security group names lower-cased, an ipset address cleaned on its way in
+(``clean_cidr``: host bits cleared), ``/32`` and ``/128`` dropped, ipset entries sorted by address and
+de-duplicated, comments trimmed (an empty or ``0`` comment is not kept), a rule's ``enable`` always 0 or 1, ``ipversion`` worked out, macro
 names in PVE's spelling, a rule of type ``group`` keeping only action, iface, enable, comment.
 
 Digests are PVE's: SHA-1 over the list (or the options object) the answer is made of, not
@@ -63,23 +63,53 @@ ICMP_TYPES = {
     "timestamp-request", "timestamp-reply", "address-mask-request", "address-mask-reply",
 }
 ICMPV6_TYPES = {
-    "any", "destination-unreachable", "no-route", "communication-prohibited", "address-unreachable",
-    "port-unreachable", "packet-too-big", "time-exceeded", "ttl-zero-during-transit", "ttl-zero-during-reassembly",
-    "parameter-problem", "bad-header", "unknown-header-type", "unknown-option", "echo-request", "echo-reply",
-    "router-solicitation", "router-advertisement", "neighbor-solicitation", "neighbour-solicitation",
-    "neighbor-advertisement", "neighbour-advertisement", "redirect",
+    "destination-unreachable", "no-route", "communication-prohibited", "beyond-scope", "address-unreachable",
+    "port-unreachable", "failed-policy", "reject-route", "packet-too-big", "time-exceeded", "ttl-zero-during-transit",
+    "ttl-zero-during-reassembly", "parameter-problem", "bad-header", "unknown-header-type", "unknown-option",
+    "echo-request", "echo-reply", "router-solicitation", "router-advertisement", "neighbor-solicitation",
+    "neighbour-solicitation", "neighbor-advertisement", "neighbour-advertisement", "redirect",
 }
-# $pve_fw_macros and $pve_ipv6fw_macros (names only: the simulator does not expand them).
-MACROS = [
-    "Amanda", "Auth", "BGP", "BitTorrent", "BitTorrent32", "Ceph", "CVS", "Citrix", "DAAP", "DCC", "DHCPfwd",
-    "DHCPv6", "DNS", "Distcc", "FTP", "Finger", "GNUnet", "GRE", "Git", "HKP", "HTTP", "HTTPS", "ICPV2", "ICQ",
-    "IMAP", "IMAPS", "IPIP", "IPsec", "IPsecah", "IPsecnat", "IRC", "Jetdirect", "L2TP", "LDAP", "LDAPS", "MDNS",
-    "MSNP", "MSSQL", "Mail", "Munin", "MySQL", "NNTP", "NNTPS", "NTP", "NeighborDiscovery", "OSPF", "OpenVPN",
-    "PCA", "POP3", "POP3S", "PPtP", "Ping", "PostgreSQL", "Printer", "RDP", "RIP", "RNDC", "Razor", "Rdate",
-    "Rsync", "SANE", "SMB", "SMBswat", "SMTP", "SMTPS", "SNMP", "SPAMD", "SSH", "SVN", "SixXS", "Squid",
-    "Submission", "Syslog", "TFTP", "Telnet", "Telnets", "Time", "Trcrt", "VNC", "VNCL", "Web", "Webcache",
-    "Webmin", "Whois",
-]
+# $pve_fw_macros and $pve_ipv6fw_macros: each macro's rules as (proto, dport[, sport]), the action always PARAM.
+# A macro only in the IPv6 table is an IPv6 one ($pve_fw_macro_ipversion).
+MACRO_RULES = {
+    'Amanda': [('udp', '10080'), ('tcp', '10080')], 'Auth': [('tcp', '113')], 'BGP': [('tcp', '179')],
+    'BitTorrent': [('tcp', '6881:6889'), ('udp', '6881')], 'BitTorrent32': [('tcp', '6881:6999'), ('udp', '6881')],
+    'Ceph': [('tcp', '6789'), ('tcp', '3300'), ('tcp', '6800:7300')],
+    'Citrix': [('tcp', '1494'), ('udp', '1604'), ('tcp', '2598')], 'CVS': [('tcp', '2401')],
+    'DAAP': [('tcp', '3689'), ('udp', '3689')], 'DCC': [('tcp', '6277')], 'DHCPfwd': [('udp', '67:68', '67:68')],
+    'Distcc': [('tcp', '3632')], 'DNS': [('udp', '53'), ('tcp', '53')], 'Finger': [('tcp', '79')],
+    'FTP': [('tcp', '21')], 'Git': [('tcp', '9418')],
+    'GNUnet': [('tcp', '2086'), ('udp', '2086'), ('tcp', '1080'), ('udp', '1080')], 'GRE': [('47',)],
+    'HKP': [('tcp', '11371')], 'HTTP': [('tcp', '80')], 'HTTPS': [('tcp', '443')], 'ICPV2': [('udp', '3130')],
+    'ICQ': [('tcp', '5190')], 'IMAP': [('tcp', '143')], 'IMAPS': [('tcp', '993')], 'IPIP': [('94',)],
+    'IPsec': [('udp', '500', '500'), ('50',)], 'IPsecah': [('udp', '500', '500'), ('51',)],
+    'IPsecnat': [('udp', '500'), ('udp', '4500'), ('50',)], 'IRC': [('tcp', '6667')], 'Jetdirect': [('tcp', '9100')],
+    'L2TP': [('udp', '1701')], 'LDAP': [('tcp', '389')], 'LDAPS': [('tcp', '636')],
+    'Mail': [('tcp', '25'), ('tcp', '465'), ('tcp', '587')], 'MDNS': [('udp', '5353')], 'MSNP': [('tcp', '1863')],
+    'MSSQL': [('tcp', '1433')], 'Munin': [('tcp', '4949')], 'MySQL': [('tcp', '3306')], 'NNTP': [('tcp', '119')],
+    'NNTPS': [('tcp', '563')], 'NTP': [('udp', '123')], 'OpenVPN': [('udp', '1194')], 'OSPF': [('89',)],
+    'PCA': [('udp', '5632'), ('tcp', '5631')], 'Ping': [('icmp', 'echo-request')], 'PMG': [('tcp', '8006')],
+    'POP3': [('tcp', '110')], 'POP3S': [('tcp', '995')], 'PostgreSQL': [('tcp', '5432')],
+    'PPtP': [('47',), ('tcp', '1723')], 'Printer': [('tcp', '515')], 'Razor': [('tcp', '2703')],
+    'Rdate': [('tcp', '37')], 'RDP': [('tcp', '3389')], 'RIP': [('udp', '520')], 'RNDC': [('tcp', '953')],
+    'Rsync': [('tcp', '873')], 'SANE': [('tcp', '6566')],
+    'SixXS': [('tcp', '3874'), ('udp', '3740'), ('41',), ('udp', '5072,8374')],
+    'SMB': [('udp', '135,445'), ('udp', '137:139'), ('udp', '1024:65535', '137'), ('tcp', '135,139,445')],
+    'SMBswat': [('tcp', '901')], 'SMTP': [('tcp', '25')], 'SMTPS': [('tcp', '465')],
+    'SNMP': [('udp', '161:162'), ('tcp', '161')], 'SPAMD': [('tcp', '783')], 'SPICEproxy': [('tcp', '3128')],
+    'Squid': [('tcp', '3128')], 'SSH': [('tcp', '22')], 'Submission': [('tcp', '587')], 'SVN': [('tcp', '3690')],
+    'Syslog': [('udp', '514'), ('tcp', '514')], 'Telnet': [('tcp', '23')], 'Telnets': [('tcp', '992')],
+    'TFTP': [('udp', '69')], 'Time': [('tcp', '37')], 'Trcrt': [('udp', '33434:33524'), ('icmp', 'echo-request')],
+    'VNC': [('tcp', '5900:5999')], 'VNCL': [('tcp', '5500')], 'Web': [('tcp', '80'), ('tcp', '443')],
+    'Webcache': [('tcp', '8080')], 'Webmin': [('tcp', '10000')], 'Whois': [('tcp', '43')],
+}
+IPV6_MACRO_RULES = {
+    'DHCPv6': [('udp', '546:547', '546:547')],
+    'NeighborDiscovery': [('icmpv6', 'router-solicitation'), ('icmpv6', 'router-advertisement'),
+                          ('icmpv6', 'neighbor-solicitation'), ('icmpv6', 'neighbor-advertisement')],
+    'Ping': [('icmpv6', 'echo-request')], 'Trcrt': [('udp', '33434:33524'), ('icmpv6', 'echo-request')],
+}
+MACROS = sorted(set(MACRO_RULES) | set(IPV6_MACRO_RULES))
 PREFERRED_MACRO = dict((name.lower(), name) for name in MACROS)
 CONNTRACK_HELPERS = {"amanda", "ftp", "irc", "netbios-ns", "pptp", "sane", "sip", "snmp", "tftp"}
 # $rule_properties: what copy_rule_data copies and delete_rule_properties knows.
@@ -126,12 +156,23 @@ def net_ip(text):
     return ip.version
 
 
+def clean_cidr(cidr):
+    """clean_cidr: the host bits of a network cleared (Net::IP's bit masking; IPv6 compressed); an address as given."""
+    address, slash, bits = cidr.partition("/")
+    if not bits:
+        return cidr
+    try:
+        return ipaddress.ip_network(cidr, strict=False).with_prefixlen
+    except ValueError:
+        return cidr
+
+
 def verify_ip_or_cidr(value):
-    """pve_verify_ip_or_cidr: an IP with an optional /bits, then Net::IP's own checks."""
+    """pve_verify_ip_or_cidr: an IP with an optional /bits, cleaned by clean_cidr, then Net::IP's own checks."""
     address, _slash, _bits = value.partition("/")
     if _ip(address) is None or not re.match(r"^[^/]+(/\d+)?$", value):
         raise FormatError("value does not look like a valid IP address or CIDR network")
-    net_ip(value)
+    net_ip(clean_cidr(value))
 
 
 def verify_ip_or_cidr_or_alias(value):
@@ -176,7 +217,7 @@ def parse_address_list(text):
 
 
 def parse_ports(text, dport):
-    """parse_port_name_number_or_range."""
+    """parse_port_name_number_or_range; ``dport`` is 1 only for the dport of an ICMP rule (and the format)."""
     elements = perl_split(text)
     if text != ",".join(elements):
         raise FormatError("extraneous commas in list")
@@ -384,10 +425,6 @@ def save_host(state, node):
 
 # -- rules: verify_rule, copy_rule_data, delete_rule_properties ---------------------------------
 
-def _exists(table, name):
-    return name in table or name.lower() in table
-
-
 def verify_rule(rule, cluster, fw_conf, env):
     """verify_rule without $noerr: the first error is a 400 naming its parameter."""
     def error(param, message):
@@ -411,7 +448,8 @@ def verify_rule(rule, cluster, fw_conf, env):
             match = IPSET_REF_RE.match(value)
             if not match:
                 error(param, f"invalid ipset name '{value}'")
-            if match.group(1) != "sdn" and not _exists(ipsets, match.group(2)):
+            # the parser keeps set names lower-cased and verify_rule looks the name up as written
+            if match.group(1) != "sdn" and match.group(2) not in ipsets:
                 error(param, f"no such ipset '{match.group(2)}'")
         elif ALIAS_REF_RE.match(value):
             name = ALIAS_REF_RE.match(value).group(2).lower()
@@ -424,7 +462,12 @@ def verify_rule(rule, cluster, fw_conf, env):
         error("type", "missing property")
     if not action:
         error("action", "missing property")
+    valid_types = DIRECTIONS if env == "group" else DIRECTIONS + ("group",)
+    if kind in ("in", "out", "forward", "group") and kind not in valid_types:
+        error("type", f"invalid rule type '{kind}' for rule_env '{env}'")
     if kind in DIRECTIONS:
+        if kind == "forward" and action == "REJECT":
+            error("action", "cannot define REJECT rules on forward chain")
         if not re.match(r"^(ACCEPT|DROP|REJECT)$", action):
             error("action", f"unknown action '{action}'")
     elif kind == "group":
@@ -445,32 +488,34 @@ def verify_rule(rule, cluster, fw_conf, env):
             error("macro", f"unknown macro '{rule['macro']}'")
         rule["macro"] = preferred
     proto = rule.get("proto")
+    is_icmp = proto in ("icmp", "icmpv6", "ipv6-icmp")
     if proto:
         try:
             verify_protocol(proto)
         except FormatError as err:
             error("proto", err.message.strip())
         set_version(4 if proto == "icmp" else 6 if proto in ("icmpv6", "ipv6-icmp") else None, "proto")
-    for param, is_dport in (("dport", True), ("sport", False)):
+    # dport, then icmp-type, then sport, as verify_rule does; ICMP type names are ports only of an ICMP rule's dport
+    for param in ("dport", "icmp-type", "sport"):
         if not rule.get(param):
             continue
+        if param == "icmp-type":
+            icmp_type = rule[param]
+            if not is_icmp:
+                error("proto", "missing property - 'icmp-type' requires this property")
+            if rule.get("dport"):
+                error("icmp-type", "'icmp-type' cannot be specified together with 'dport'")
+            if icmp_type not in (ICMP_TYPES if proto == "icmp" else ICMPV6_TYPES):
+                error("icmp-type", f"invalid icmp-type '{icmp_type}' for proto '{proto}'")
+            continue
         try:
-            parse_ports(rule[param], is_dport)
+            parse_ports(rule[param], param == "dport" and is_icmp)
         except FormatError as err:
             error(param, err.message.strip())
         if not proto:
             error("proto", f"missing property - '{param}' requires this property")
-        if proto not in PROTOCOLS_WITH_PORTS and not (is_dport and proto in ("icmp", "icmpv6")):
+        if proto not in PROTOCOLS_WITH_PORTS and not (param == "dport" and is_icmp):
             error(param, f"protocol '{proto}' does not support ports")
-    icmp_type = rule.get("icmp-type")
-    if icmp_type:
-        if proto not in ("icmp", "icmpv6", "ipv6-icmp"):
-            error("proto", "missing property - 'icmp-type' requires this property")
-        if rule.get("dport"):
-            error("icmp-type", "'icmp-type' cannot be specified together with 'dport'")
-        known = ICMP_TYPES if proto == "icmp" else ICMPV6_TYPES
-        if not (icmp_type.isdigit() and int(icmp_type) <= 255) and icmp_type not in known:
-            error("icmp-type", f"invalid icmp-type '{icmp_type}' for proto '{proto}'")
     for param in ("source", "dest"):
         if not rule.get(param):
             continue
@@ -483,7 +528,24 @@ def verify_rule(rule, cluster, fw_conf, env):
         rule["ipversion"] = version["ip"]
     else:
         rule.pop("ipversion", None)
+    if rule.get("macro"):
+        apply_macro(rule, version["ip"], error)
     return rule
+
+
+def apply_macro(rule, ipversion, error):
+    """$apply_macro with $verify: a key the macro's rules set to another value is refused on that key. An IPv6 rule
+    uses the IPv6 table where it has the macro; a macro of the other IP version is skipped."""
+    macro = rule["macro"]
+    if ipversion and macro not in MACRO_RULES and ipversion != 6:
+        return
+    rules = IPV6_MACRO_RULES[macro] if (ipversion == 6 or macro not in MACRO_RULES) and macro in IPV6_MACRO_RULES \
+        else MACRO_RULES[macro]
+    for template in rules:
+        defined = dict(zip(("proto", "dport", "sport"), template))
+        for key in ("proto", "dport", "sport"):
+            if rule.get(key) and key in defined and rule[key] != defined[key]:
+                error(key, f"parameter '{key}' already define in macro (value = '{defined[key]}')")
 
 
 def copy_rule_data(rule, params):
@@ -763,18 +825,23 @@ def ipset_entries(ctx, p):
 
 @route("POST", "/cluster/firewall/ipset/{name}")
 def ipset_add(ctx, p):
-    """create_ip: PVE compares the address as sent with the stored ones (10.0.0.1/32 is not 10.0.0.1)."""
+    """create_ip: an alias must resolve (resolve_alias at cluster level: ``guest/`` never does); an address is
+    stored as clean_cidr then parse_ip_or_cidr make it (10.0.2.5/24 -> 10.0.2.0/24, /32 dropped), and that form
+    is compared with the stored ones (so 10.0.0.1/32 and 10.0.0.1 are the same entry)."""
     with locked(ctx.state):
         conf = cluster_conf(ctx.state)
         entries = _ipset(conf, p["name"])
         cidr = p["cidr"]
+        alias = ALIAS_REF_RE.match(cidr)
+        if alias:
+            if alias.group(1) == "guest" or alias.group(2).lower() not in conf["aliases"]:
+                raise die(f"no such alias '{alias.group(2)}'")
+        else:
+            cidr = parse_ip_or_cidr(clean_cidr(cidr))[0]
         if any(entry["cidr"] == cidr for entry in entries):
             raise param_exc({"cidr": f"address '{cidr}' already exists"})
         if re.search(r"/0+$", cidr):
             raise param_exc({"cidr": "a zero prefix is not allowed in ipset entries"})
-        alias = ALIAS_REF_RE.match(cidr)
-        if alias and alias.group(2).lower() not in conf["aliases"]:
-            raise die(f"no such alias '{cidr}'")
         entry = {"cidr": cidr}
         if p.get("nomatch"):
             entry["nomatch"] = 1
