@@ -82,7 +82,11 @@ options:
     type: list
     elements: str
   description:
-    description: The guest's notes (at most 8192 characters).
+    description:
+      - The guest's notes (at most 8192 characters), kept by PVE as the config file's comment lines.
+      - Compared as PVE reads them back, so a declaration PVE stores in another form is adopted, not rewritten -
+        a container's notes end in a newline (V(hello) reads C(hello\n)), a VM's lose their trailing white space
+        (a YAML block's final newline); trailing empty lines are dropped and V(0) is not kept at all.
     type: str
   cores:
     description: CPU cores.

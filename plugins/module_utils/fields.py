@@ -172,6 +172,84 @@ class Text(Field):
     pass
 
 
+# Perl's \s on a character string (perlrecharclass); Python's str.isspace() also takes \x1c-\x1f.
+PERL_SPACE = (u'\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a'
+              u'\u2028\u2029\u202f\u205f\u3000')
+
+
+def comment_lines(text):
+    r"""The lines a config writer keeps as ``#`` comment lines: Perl's split(/\n/) of a true text (trailing empty
+    lines dropped; ``''`` and ``'0'`` are false, so nothing is written)."""
+    if text in ('', '0'):
+        return []
+    lines = text.split('\n')
+    while lines and not lines[-1]:
+        lines.pop()
+    return lines
+
+
+def pct_comment(text):
+    """A container's description as pve-container reads it back: write_pct_config writes each line as a ``#`` line,
+    parse_pct_config appends a newline to every one (src/PVE/LXC/Config.pm)."""
+    return u''.join(line + u'\n' for line in comment_lines(text))
+
+
+def qm_comment(text):
+    r"""A VM's description as qemu-server reads it back: write_vm_config writes each line as a ``#`` line,
+    parse_vm_config joins them and strips trailing white space (``$descr =~ s/\s+$//``, src/PVE/QemuServer.pm).
+    update_vm_api writes it to [PENDING] and reloads before applying it, so it is read back twice."""
+    for _cycle in range(2):
+        lines = comment_lines(text)
+        text = u''.join(line + u'\n' for line in lines).rstrip(PERL_SPACE) if lines else u''
+    return text
+
+
+def perl_true_text(text):
+    """A text whose writer skips a Perl-false value (user.cfg's ``$d->{comment} ? encode_text(...) : ''``,
+    SectionConfig's ``if ($scfg->{comment})``): ``'0'`` reads back absent."""
+    return u'' if text == u'0' else text
+
+
+def section_value(text):
+    """A text a section config file keeps as is (an HA resource's comment, a backup job's notes-template):
+    SectionConfig::parse_config reads ``^\\s+(\\S+)(\\s+(.*\\S))?\\s*$``, so its surrounding ASCII white space is gone."""
+    return text.strip(u' \t\n\x0b\x0c\r')
+
+
+def section_comment(text):
+    """A comment a section config file keeps through encode_text (HA rules, replication jobs, jobs.cfg, domains.cfg):
+    only its spaces escape encoding, so only they are trimmed; a Perl-false ``'0'`` is never written."""
+    return perl_true_text(text.strip(u' '))
+
+
+class CommentText(Text):
+    """A text PVE keeps as its config file's ``#`` comment lines (a guest's description), compared as the file's
+    parser reads it back (``read_back``: pct_comment, qm_comment), so live and declared values meet in PVE's form.
+    Sent in the shortest form that reads back the same: PVE's maxLength counts what is sent."""
+
+    def __init__(self, wire, read_back, **kwargs):
+        super(CommentText, self).__init__(wire, **kwargs)
+        self.read_back = read_back
+
+    def canonical(self, value):
+        return self.read_back(super(CommentText, self).canonical(value))
+
+    def declared(self, value):
+        value = self.canonical(value)
+        if value:
+            self.check_text(self.encode(value))
+        return value
+
+    def encode(self, value):
+        for candidate in (value[:-1] if value.endswith('\n') else value, value, value + '\n'):
+            if self.read_back(candidate) == value:
+                return candidate
+        return value
+
+    def exported(self, value):
+        return self.encode(value)
+
+
 class CalendarEvent(Text):
     """A calendar event (proxmox-time: ``daily``, ``mon..fri 02:00``), checked where the schema names no format for it
     (PBS's schedules: its rule is code, not schema)."""

@@ -173,7 +173,7 @@ def test_the_guest_families_lifecycle(sim, playbook, path):
         form = written[0]['form']
         assert set(MATRIX[module]['drifted'].values()) <= set(form) | set(form.get('delete', '').split(','))
         assert len(form['digest']) == 40, form
-    assert config(sim, 201)['description'] == 'hand'  # unmanaged: left alone
+    assert config(sim, 201)['description'] == 'hand\n'  # unmanaged: left alone (as pve-container reads it back)
     assert config(sim, 202)['net0'] == mac
 
     # 7. absent with confirmation destroys (a task each); 8. again a no-op
@@ -187,6 +187,35 @@ def test_the_guest_families_lifecycle(sim, playbook, path):
     assert sim.writes() == []
     for module in MODULES:
         assert outcome[module]['changed'] is False and outcome[module]['object'] == {}, module
+
+
+# One line, several lines (an empty one among them), a YAML block (ending in a newline), percent signs, colons and
+# non-ASCII (PVE's encode_text): pve-container reads each back with a newline after every line, qemu-server without
+# its trailing white space.
+DESCRIPTIONS = ['hello', 'first line\n\nthird: 100% done, café', 'a YAML block\nwith two lines\n']
+
+
+@pytest.mark.parametrize('path', sorted(EXECUTION_PATHS))
+def test_descriptions_read_back_as_pve_parses_them_are_adopted(sim, playbook, path):
+    guests = [('ct %d' % index, 'lxc', dict(node='node1', vmid=210 + index, hostname='ct%d' % index, ostemplate=DEBIAN,
+                                           rootfs='local-lvm:4', description=text))
+              for index, text in enumerate(DESCRIPTIONS)]
+    guests += [('vm %d' % index, 'vm', dict(node='node1', vmid=220 + index, name='vm%d' % index, description=text))
+               for index, text in enumerate(DESCRIPTIONS)]
+    run, results = play(sim, playbook, path, guests)
+    for name, _module, _args in guests:
+        assert results[name]['status'] == 'ok' and results[name]['result']['changed'] is True, results[name]
+    for index, text in enumerate(DESCRIPTIONS):
+        assert config(sim, 210 + index)['description'] == text.rstrip('\n') + '\n'
+        assert config(sim, 220 + index)['description'] == text.rstrip('\n')
+    assert results['ct 0']['result']['object']['description'] == 'hello\n'  # what PVE shows, in the diff too
+    assert [entry['form']['description'] for entry in sim.writes() if 'description' in entry['form']] == \
+        [text.rstrip('\n') for text in DESCRIPTIONS] * 2  # the shortest form that reads back the same
+
+    run, again = play(sim, playbook, path, guests)
+    assert sim.writes() == []
+    for name, _module, _args in guests:
+        assert again[name]['status'] == 'ok' and again[name]['result']['changed'] is False, again[name]
 
 
 @pytest.mark.parametrize('path', sorted(EXECUTION_PATHS))

@@ -370,3 +370,65 @@ def test_the_base_field_compares_and_encodes_plainly():
 ])
 def test_only_what_the_live_object_carries_is_compared(field, compared):
     assert field.compared is compared
+
+
+# -- a guest's description: compared as pve-container / qemu-server read their '#' lines back ---------------------
+
+CT_DESCRIPTION, VM_DESCRIPTION = guest_field(lxc, 'description'), guest_field(vm, 'description')
+
+
+@pytest.mark.parametrize('field, declared, live', [
+    (CT_DESCRIPTION, 'hello', 'hello\n'),                        # parse_pct_config: a newline after every line
+    (CT_DESCRIPTION, 'a\n\nb\n\n', 'a\n\nb\n'),                  # split(/\n/) drops trailing empty lines
+    (CT_DESCRIPTION, 'block\n', 'block\n'),
+    (VM_DESCRIPTION, 'block\n', 'block'),                         # parse_vm_config: s/\s+$//
+    (VM_DESCRIPTION, 'a\n\nb \n\n', 'a\n\nb'),
+    (VM_DESCRIPTION, '0 ', ''),                                   # '0' once, then Perl-false: nothing written
+    (CT_DESCRIPTION, '\n', ''),
+])
+def test_a_description_compares_as_pve_reads_it_back(field, declared, live):
+    assert not field.differs(field.declared(declared), field.live(live))
+    assert field.live(live) == field.declared(declared)          # the diff shows what PVE will show
+
+
+@pytest.mark.parametrize('field, declared, live', [
+    (CT_DESCRIPTION, 'hello', 'hello \n'),
+    (CT_DESCRIPTION, '\nhello', 'hello\n'),                       # a leading empty line is kept
+    (VM_DESCRIPTION, 'a\nb', 'a\n\nb'),
+])
+def test_a_description_that_reads_back_otherwise_differs(field, declared, live):
+    assert field.differs(field.declared(declared), field.live(live))
+
+
+@pytest.mark.parametrize('field, declared, sent', [
+    (CT_DESCRIPTION, 'hello', 'hello'),                           # the shortest text that reads back the same
+    (CT_DESCRIPTION, 'block\n', 'block'),
+    (CT_DESCRIPTION, '0\n', '0\n'),                                # '0' alone would be Perl-false
+    (VM_DESCRIPTION, 'block\n', 'block'),
+])
+def test_a_description_is_sent_as_the_shortest_text_pve_reads_back_the_same(field, declared, sent):
+    assert field.encode(field.declared(declared)) == sent
+    assert field.exported(field.declared(declared)) == sent
+    assert field.declared(field.exported(field.declared(declared))) == field.declared(declared)
+
+
+def test_a_description_s_length_counts_what_is_sent():
+    assert CT_DESCRIPTION.declared('x' * 8192 + '\n') == 'x' * 8192 + '\n'   # sent without its newline
+    with pytest.raises(DeclarationError, match='option description: .* at most 8192'):
+        VM_DESCRIPTION.declared('x' * 8193)
+
+
+from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import (  # noqa: E402
+    perl_true_text, section_comment, section_value)
+
+
+@pytest.mark.parametrize('normalise, text, read_back', [
+    (section_value, ' \t{{guestname}} \r', '{{guestname}}'),    # SectionConfig parse_config trims a value
+    (section_comment, ' \tweb ', '\tweb'),                       # through encode_text only spaces are bare
+    (section_comment, ' 0 ', ''),                                # Perl-false: never written
+    (perl_true_text, '0', ''),                                   # user.cfg's `$d->{comment} ? ... : ''`
+    (perl_true_text, ' 0', ' 0'),
+])
+def test_texts_read_back_as_pve_s_config_files_keep_them(normalise, text, read_back):
+    assert normalise(text) == read_back
+    assert normalise(read_back) == read_back                     # settled

@@ -495,3 +495,16 @@ def test_an_endpoint_created_meanwhile_by_another_writer_is_judged_again(sim):
     result = reconcile(client(sim), notification_endpoint.FAMILY, declared)
     assert result['plan'] == {'read': 'found', 'action': 'none', 'changed': []}
     assert 'changed by another writer' in result['warnings'][0]
+
+
+def test_a_comment_perl_holds_false_is_not_written_to_user_cfg(sim):
+    # write_user_config: `$d->{comment} ? encode_text($d->{comment}) : ''`; other texts survive as sent
+    ok(sim, 'POST', '/access/users', {'userid': 'zero@pve', 'comment': '0', 'firstname': ' Ann '})
+    ok(sim, 'POST', '/access/groups', {'groupid': 'zeros', 'comment': '0'})
+    user = ok(sim, 'GET', '/access/users/zero@pve')
+    assert 'comment' not in user and user['firstname'] == ' Ann '
+    assert 'comment' not in ok(sim, 'GET', '/access/groups/zeros')
+    ok(sim, 'PUT', '/access/users/zero@pve', {'comment': ' kept: 100% '})
+    assert ok(sim, 'GET', '/access/users/zero@pve')['comment'] == ' kept: 100% '
+    ok(sim, 'DELETE', '/access/users/zero@pve')
+    ok(sim, 'DELETE', '/access/groups/zeros')

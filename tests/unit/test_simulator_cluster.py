@@ -237,6 +237,16 @@ def test_a_backup_job_reads_its_property_strings_as_objects(sim):
     assert refused(sim, 'POST', '/cluster/backup', dict(JOB, id='b1'))[:2] == (500, "Job 'b1' already exists\n")
 
 
+def test_a_backup_job_s_texts_read_back_as_jobs_cfg_keeps_them(sim):
+    # Job/Registry.pm writes the comment through encode_text and the notes-template as is; parse_config trims both
+    ok(sim, 'POST', '/cluster/backup', dict(JOB, id='texts', comment=' \tnightly ', **{'notes-template': ' {{guestname}} '}))
+    read = ok(sim, 'GET', '/cluster/backup/texts')
+    assert (read['comment'], read['notes-template']) == ('\tnightly', '{{guestname}}')
+    ok(sim, 'PUT', '/cluster/backup/texts', {'comment': '0'})  # Perl-false: never written
+    assert 'comment' not in ok(sim, 'GET', '/cluster/backup/texts')
+    ok(sim, 'DELETE', '/cluster/backup/texts')
+
+
 def test_a_missing_backup_job_in_pves_words(sim):
     assert refused(sim, 'GET', '/cluster/backup/gone') == (
         400, 'Parameter verification failed.\n', {'id': "No such job 'gone'"})

@@ -18,6 +18,7 @@ if str(TESTS) not in sys.path:
 # sim and _no_faults are fixtures: imported, pytest finds them here
 from simulator.fixtures import _no_faults, sim  # noqa: E402,F401  pylint: disable=unused-import
 from simulator.handlers.guests import add_guest, guest_config  # noqa: E402
+from simulator.handlers import guests as g  # noqa: E402
 
 DEBIAN = "local:vztmpl/debian-12-standard_12.7-1_amd64.tar.zst"
 ISO = "local:iso/debian-12.7.0-amd64-netinst.iso"
@@ -454,3 +455,56 @@ def test_cluster_resources_show_a_read_only_token_only_what_it_may_audit(sim):
     assert not [row for row in rows if row["type"] in ("storage", "pool")]
     full = ok(sim, "GET", "/cluster/resources", {"type": "storage"})
     assert {row["id"] for row in full} >= {"storage/node1/local-lvm", "storage/node3/local"}
+
+
+# -- descriptions: the config file's '#' lines (write_pct_config / write_vm_config, parse_*_config) ---------------
+
+@pytest.mark.parametrize("typ, text, lines, read_back", [
+    ("lxc", "hello", ["#hello"], "hello\n"),                       # every line reads back with a newline
+    ("lxc", "a\n\nb\n\n", ["#a", "#", "#b"], "a\n\nb\n"),          # split(/\n/): trailing empty lines dropped
+    ("lxc", "\n\nlead", ["#", "#", "#lead"], "\n\nlead\n"),        # leading ones kept
+    ("lxc", "0", [], None),                                        # Perl-false: nothing written
+    ("lxc", "\n", [], None),
+    ("lxc", " x \n\t", ["# x ", "#%09"], " x \n\t\n"),
+    ("qemu", "hello", ["#hello"], "hello"),
+    ("qemu", "block\n", ["#block"], "block"),                      # a YAML block's last newline is gone
+    ("qemu", "a\n\nb  \n\n", ["#a", "#", "#b  "], "a\n\nb"),       # s/\s+$//: trailing white space stripped
+    ("qemu", " \u3000", ["# %E3%80%80"], ""),                      # Perl's \s is Unicode's on decoded text
+    ("qemu", "0", [], None),
+    ("qemu", "100%: café\r", ["#100%25%3A caf%C3%A9%0D"], "100%: café"),  # encode_text: '%', ':', controls, UTF-8
+])
+def test_a_description_is_written_as_comment_lines_and_read_back_as_pve_parses_it(typ, text, lines, read_back):
+    guest = g.new_guest(typ, "node1")
+    guest["config"].update({"description": text, "memory": "512"})
+    assert g.file_text(guest) == "".join(line + "\n" for line in lines + ["memory: 512"])
+    assert g.reload(guest)["config"].get("description") == read_back
+    again = g.file_text(guest)
+    assert g.file_text(g.reload(guest)) == again  # settled: the next write writes the same file
+
+
+def test_descriptions_are_parsed_per_section_as_each_parser_does():
+    lxc_file = "#main %25\ndescription: old\narch: amd64\n\n[pve:pending]\n#later\n\n[snap1]\n#before\n"
+    assert g.parse_descriptions("lxc", lxc_file) == {"main": "main %\nold", "pending": "later\n",
+                                                     ("snapshot", "snap1"): "before\n"}
+    # qemu-server: a false description in [PENDING] is a bare '#'; an unknown section's lines are skipped
+    qm_file = "#one\n#\n\n[PENDING]\n#\n\n[special:cloudinit]\n#ci \n\n[what ever]\n#lost\n\n[s1]\n#snap\n#\n"
+    assert g.parse_descriptions("qemu", qm_file) == {"main": "one", "pending": "", ("special", "cloudinit"): "ci",
+                                                     ("snapshot", "s1"): "snap"}
+    assert g.decode_text("%C3%A9%ZZ%e2%82") == "é%ZZ\ufffd"  # lax UTF-8, unknown escapes kept
+
+
+def test_descriptions_read_back_over_the_api_as_pve_parses_them(sim):
+    add_guest(sim.state, "lxc", 101, "node1", {"hostname": "ct", "rootfs": "local-lvm:8", "description": "seeded"})
+    add_guest(sim.state, "qemu", 102, "node1", {"name": "vm", "description": "seeded\n"})
+    assert config(sim, "lxc", 101)["description"] == "seeded\n"
+    assert config(sim, "qemu", 102)["description"] == "seeded"
+    ok(sim, "PUT", "/nodes/node1/lxc/101/config", {"description": "one\ntwo"})
+    ok(sim, "PUT", "/nodes/node1/qemu/102/config", {"description": "one\ntwo \n"})
+    assert config(sim, "lxc", 101)["description"] == "one\ntwo\n"
+    assert config(sim, "qemu", 102)["description"] == "one\ntwo"
+    # update_vm_api writes a pending description, reloads, then applies it: '0 ' is '0' once, then nothing
+    ok(sim, "PUT", "/nodes/node1/qemu/102/config", {"description": "0 "})
+    assert "description" not in config(sim, "qemu", 102)
+    digest = config(sim, "lxc", 101)["digest"]
+    ok(sim, "PUT", "/nodes/node1/lxc/101/config", {"description": "one\ntwo\n", "digest": digest})  # same file
+    assert config(sim, "lxc", 101)["digest"] == digest

@@ -331,3 +331,17 @@ def test_the_rules_digest_moves_with_any_rule(sim):
     assert ok(sim, "GET", "/cluster/ha/rules/ra")["digest"] != digest
     stale = {"type": "node-affinity", "comment": "x", "digest": digest}
     assert sim.request("PUT", "/cluster/ha/rules/ra", stale) == err("update HA rules failed: " + MODIFIED)
+
+
+# -- comments as SectionConfig reads them back ----------------------------------------------------------------------
+
+def test_comments_read_back_as_section_config_parses_them(sim):
+    # a resource's comment is kept as is: parse_config's ^\s+(\S+)(\s+(.*\S))?\s*$ trims it; '0' is never written
+    ok(sim, "POST", "/cluster/ha/resources", {"sid": "vm:100", "comment": "  web\tfront \t"})
+    assert ok(sim, "GET", "/cluster/ha/resources/vm:100")["comment"] == "web\tfront"
+    ok(sim, "PUT", "/cluster/ha/resources/vm:100", {"comment": "0"})
+    assert "comment" not in ok(sim, "GET", "/cluster/ha/resources/vm:100")
+    # a rule's goes through encode_text (a tab is %09 in the file): only its spaces are trimmed
+    resources(sim, "vm:102")
+    assert rule(sim, "keep", type="node-affinity", resources="vm:102", nodes="node1", comment=" \tpinned ")[0] == 200
+    assert ok(sim, "GET", "/cluster/ha/rules/keep")["comment"] == "\tpinned"

@@ -8,7 +8,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError, Refused
-from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Flag, Integer, Text
+from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Flag, Integer, Text, perl_true_text
 from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import ABSENT, Absence, Family, ItemStore
 
 # The result key that carries a new token's secret; the action plugin hides a result holding it.
@@ -80,7 +80,7 @@ FAMILY = TokenFamily(
         Text('tokenid', required=True, pattern=r'(?:[A-Za-z][A-Za-z0-9\.\-_]+)'),
     ],
     fields=[
-        Text('comment', clear='delete'),
+        Text('comment', clear='delete', normalise=perl_true_text),  # user.cfg: '0' is never written
         Integer('expire', minimum=0),
         Flag('privsep', absent_means=True),
     ],

@@ -9,7 +9,7 @@ __metaclass__ = type
 
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import (
-    PRUNE_BACKUPS, Flag, Integer, PropertyString, Text, TokenSet, prune_backups_rule)
+    PRUNE_BACKUPS, Flag, Integer, PropertyString, Text, TokenSet, prune_backups_rule, section_comment, section_value)
 from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Absence, Family, Listing
 
 
@@ -70,7 +70,8 @@ FAMILY = Family(
         option('schedule', format='pve-calendar-event', max_length=128),
         # On unless set: an enabled flag read as '' (a legacy job) means absent, not off.
         Flag('enabled', absent_means=True),
-        option('comment', max_length=512),
+        # jobs.cfg (pve-common Job/Registry.pm): the comment through encode_text, read back with its spaces trimmed
+        option('comment', max_length=512, normalise=section_comment),
         # The guests: a list (compared as a numeric set), all of them (less exclude), or a pool.
         option('vmid', kind=TokenSet, format='pve-vmid'),
         Flag('all'),
@@ -84,7 +85,7 @@ FAMILY = Family(
         option('mailto', kind=TokenSet, format='email-or-username'),
         option('mailnotification', choices=['always', 'failure']),
         option('notification-mode', choices=['auto', 'legacy-sendmail', 'notification-system']),
-        option('notes-template', max_length=1024),
+        option('notes-template', max_length=1024, normalise=section_value),  # kept as is: read back trimmed
         Flag('protected'),
         option('prune-backups', kind=PropertyString, keys=PRUNE_BACKUPS, rule=prune_backups_rule),
         # fleecing=1 is shorthand for enabled=1; PVE reads it back as {enabled: 1}.

@@ -7,14 +7,14 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Text
+from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Text, perl_true_text
 from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Absence, Family, Listing
 
 # PVE's pve-groupid format.
 FAMILY = Family(
     name='group',
     identity=[Text('groupid', required=True, format='pve-groupid')],
-    fields=[Text('comment', default='')],
+    fields=[Text('comment', default='', normalise=perl_true_text)],  # user.cfg: '0' is never written
     collection='/access/groups',
     item='/access/groups/{groupid}',
     listing=Listing('/access/groups'),

@@ -10,7 +10,7 @@ __metaclass__ = type
 import re
 
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError
-from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Flag, Integer, Text
+from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Flag, Integer, Text, perl_true_text, section_value
 from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Absence, Family, Listing
 
 # PVE answers reads with the prefixed form only, and PVE 9 has no HA resources but guests.
@@ -38,7 +38,9 @@ FAMILY = Family(
         # The schema's enum; 'enabled' is refused by check_resource.
         Text('state', option='hastate', default='started', absent_means='started',
              choices=['started', 'stopped', 'enabled', 'disabled', 'ignored']),
-        Text('comment', default='', clear='delete', max_length=4096),
+        # resources.cfg keeps it as is: read back trimmed, '0' never written (SectionConfig parse_config/write_config)
+        Text('comment', default='', clear='delete', max_length=4096,
+             normalise=lambda text: perl_true_text(section_value(text))),
         Integer('max_restart', default=1, absent_means=1, minimum=0),
         Integer('max_relocate', default=1, absent_means=1, minimum=0),
         Flag('failback', default=True, absent_means=True),

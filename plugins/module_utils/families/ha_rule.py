@@ -16,7 +16,7 @@ except ImportError:  # pragma: no cover - Python 2
 
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError
 from ansible_collections.homeflare.proxmox.plugins.module_utils.families.ha_resource import check_guest_sid
-from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import LIST_SPLIT, Flag, Text, TokenSet
+from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import LIST_SPLIT, Flag, Text, TokenSet, section_comment
 from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Absence, Family, Listing
 
 TYPES = ['node-affinity', 'resource-affinity']
@@ -77,7 +77,8 @@ FAMILY = Family(
         # PVE drops disable=0: a disabled rule is only enabled again by delete=disable.
         Flag('disable', default=False, clear='delete'),
         # PVE stores comments decoded (PVE::Tools::decode_text): a %XX sequence does not survive.
-        Text('comment', default='', clear='delete', max_length=4096, normalise=unquote),
+        # PVE::HA::Rules encode_value/decode_value: encode_text in rules.cfg, so read back with its spaces trimmed
+        Text('comment', default='', clear='delete', max_length=4096, normalise=lambda text: section_comment(unquote(text))),
     ],
     collection='/cluster/ha/rules',
     item='/cluster/ha/rules/{rule}',

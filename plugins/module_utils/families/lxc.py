@@ -15,7 +15,7 @@ __metaclass__ = type
 
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import Refused
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import (
-    Disk, Flag, Integer, Nic, Number, PropertyString, Text, TokenSet)
+    CommentText, Disk, Flag, Integer, Nic, Number, PropertyString, Text, TokenSet, pct_comment)
 from ansible_collections.homeflare.proxmox.plugins.module_utils.guest import Guest, GuestInfo, check_template_ostype
 
 # How many netN and mpN options the module offers (PVE allows 32 and 256).
@@ -66,7 +66,7 @@ FIELDS = [
     Text('cmode', choices=['shell', 'console', 'tty'], clear='delete'),
     Text('startup', format='pve-startup-order', clear='delete'),
     TokenSet('tags', separator=';', format='pve-tag', clear='delete'),
-    Text('description', max_length=8192, clear='delete'),
+    CommentText('description', read_back=pct_comment, max_length=8192, clear='delete'),
     PropertyString('features', keys=FEATURES, clear='delete'),
     Disk('rootfs', 'volume', tool='pct', keys=ROOTFS_KEYS),
 ] + [Disk('mp%d' % index, 'volume', mount='mp', tool='pct', keys=MP_KEYS, schema_key='mp[n]')

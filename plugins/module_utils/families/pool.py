@@ -7,7 +7,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Text
+from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Text, perl_true_text
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError
 from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Absence, Family, Listing, QueryStore
 
@@ -23,7 +23,7 @@ def check_create(declaration):
 FAMILY = Family(
     name='pool',
     identity=[Text('poolid', required=True, format='pve-poolid')],
-    fields=[Text('comment', default='')],
+    fields=[Text('comment', default='', normalise=perl_true_text)],  # user.cfg: '0' is never written
     collection='/pools',
     store=QueryStore(),
     listing=Listing('/pools'),

@@ -8,7 +8,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError, Refused
-from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Flag, Integer, PropertyString, Text
+from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Flag, Integer, PropertyString, Text, section_comment
 from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Absence, Family
 
 # What each type takes (pve-access-control PVE/Auth/<Type>.pm options()), in wire names, and what a create needs.
@@ -87,7 +87,8 @@ FAMILY = RealmFamily(
     identity=[Text('realm', required=True, format='pve-realm', max_length=32)],
     fields=[
         Text('type', create_only=True, choices=sorted(TYPES)),
-        option('comment', max_length=4096),
+        # domains.cfg (Auth/Plugin.pm write_config/parse_config): encode_text, read back with its spaces trimmed
+        option('comment', max_length=4096, normalise=section_comment),
         option('default', kind=Flag),
         option('tfa', kind=PropertyString, keys=TFA, rule=tfa_rule, max_length=128),
         # LDAP and Active Directory

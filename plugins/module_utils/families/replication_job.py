@@ -10,7 +10,7 @@ __metaclass__ = type
 import math
 
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError
-from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Flag, Text
+from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Flag, Text, section_comment
 from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import ABSENT, Absence, Family, ItemStore
 
 
@@ -55,7 +55,8 @@ FAMILY = Family(
         # PVE replicates every 15 minutes unless told otherwise; the file then holds no schedule.
         Text('schedule', clear='delete', absent_means='*/15', format='pve-calendar-event', max_length=128),
         Rate('rate', clear='delete'),
-        Text('comment', clear='delete', max_length=4096),
+        # ReplicationConfig write_config/parse_config: encode_text in replication.cfg, read back with its spaces trimmed
+        Text('comment', clear='delete', max_length=4096, normalise=section_comment),
         Flag('disable', clear='delete'),
     ],
     collection='/cluster/replication',

@@ -7,7 +7,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Flag, Integer, Text, TokenSet
+from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Flag, Integer, Text, TokenSet, perl_true_text
 from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Absence, Family, Listing
 
 
@@ -23,7 +23,7 @@ FAMILY = Family(
     builtin=lambda ident, raw: ident['userid'] == 'root@pam',
     identity=[Text('userid', required=True, format='pve-userid', max_length=64)],
     fields=[
-        Text('comment', default='', max_length=2048),
+        Text('comment', default='', max_length=2048, normalise=perl_true_text),  # user.cfg: '0' is never written
         Text('email', default='', format='email-opt', max_length=254),
         Flag('enable', default=True, absent_means=True),
         Integer('expire', default=0, absent_means=0, minimum=0),

@@ -14,7 +14,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import (
-    BarePropertyString, Disk, Flag, Integer, Nic, Number, PropertyString, Text, TokenSet)
+    BarePropertyString, CommentText, Disk, Flag, Integer, Nic, Number, PropertyString, Text, TokenSet, qm_comment)
 from ansible_collections.homeflare.proxmox.plugins.module_utils.guest import Guest, GuestInfo, check_template_clone
 
 NICS = 8
@@ -93,7 +93,7 @@ FIELDS = [
     Flag('tablet', absent_means=True, clear='delete'),
     Text('startup', format='pve-startup-order', clear='delete'),
     TokenSet('tags', separator=';', format='pve-tag', clear='delete'),
-    Text('description', max_length=8192, clear='delete'),
+    CommentText('description', read_back=qm_comment, max_length=8192, clear='delete'),
     Text('ciuser', clear='delete'),
     Text('cipassword', secret=True),
 ] + [Text('ipconfig%d' % index, format='pve-qm-ipconfig', schema_key='ipconfig[n]', clear='delete')

@@ -17,6 +17,7 @@ from ..errors import ApiError, die, locked, param_exc
 from ..formats import FormatError, split_list
 from ..schema import load, parse_property_string
 from .base import route
+from .texts import read_back, section_comment, section_value
 from .cluster_options import read_property_string
 
 ALL_DAYS = "mon,tue,wed,thu,fri,sat,sun"
@@ -92,6 +93,13 @@ def index(ctx, p):
     return [_view(jid, job) for jid, job in ctx.state.backup_jobs.items() if job.get("type") == "vzdump"]
 
 
+def _read_back(job):
+    """jobs.cfg as the next read parses it: Job/Registry.pm writes the comment through encode_text, the
+    notes-template as is (SectionConfig parse_config trims both)."""
+    read_back(job, "notes-template", section_value)
+    return read_back(job, "comment", section_comment)
+
+
 @route("GET", "/cluster/backup/{id}")
 def read(ctx, p):
     job = _job(ctx.state, p["id"])
@@ -123,7 +131,7 @@ def create(ctx, p):
             raise die(f"Job '{jid}' already exists")
         if not params.get("schedule"):
             raise die("missing value for required option 'schedule'")
-        state.backup_jobs[jid] = {"type": "vzdump", **params}
+        state.backup_jobs[jid] = _read_back({"type": "vzdump", **params})
     return None
 
 
@@ -160,6 +168,7 @@ def update(ctx, p):
                 for key in ("vmid", "all", "exclude"):
                     job.pop(key, None)
             _verify(job, check_missing=True)
+            _read_back(job)
     except ApiError as err:
         if not err.exception:
             raise

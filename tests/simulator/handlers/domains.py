@@ -21,6 +21,7 @@ from .. import schema as schema_mod
 from ..errors import die, locked, param_exc
 from ..formats import split_list
 from .base import route
+from .texts import read_back, section_comment
 
 _LDAP_COMMON = ("server1", "server2", "port", "secure", "sslversion", "default", "comment", "tfa", "verify",
                 "capath", "cert", "certkey", "base_dn", "bind_dn", "password", "user_attr", "filter",
@@ -212,7 +213,7 @@ def create(ctx, p):
             _map_sync_defaults(params, delete_deprecated=True)
         config = _check_config(ctx, typ, params, create=True)
         _set_default(ids, config)
-        ids[realm] = config
+        ids[realm] = read_back(config, "comment", section_comment)  # Auth/Plugin.pm: through encode_text
         if "password" not in REALM_TYPES[typ][0]:
             password = None  # PVE warns "ignoring password parameter"
         _store_password(state, realm, typ, password)
@@ -249,6 +250,7 @@ def update(ctx, p):
         config = _check_config(ctx, typ, params, create=False)
         _set_default(ids, config)
         ids[realm].update(config)
+        read_back(ids[realm], "comment", section_comment)
         if delete_password or password is not None:
             _store_password(state, realm, typ, password)
     return None

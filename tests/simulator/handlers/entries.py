@@ -17,9 +17,14 @@ def must_be_new(table, key, kind):
         raise die(f"{kind} '{key}' already exists")
 
 
+def written(value):
+    """Whether write_user_config writes a text: only a Perl-true one (``$d->{comment} ? encode_text(...) : ''``)."""
+    return bool(value) and value != "0"
+
+
 def set_or_drop(entry, key, value):
-    """Set an optional text; an empty value does not survive user.cfg."""
-    if value:
+    """Set an optional text; an empty value (or ``0``, false in Perl) does not survive user.cfg."""
+    if written(value):
         entry[key] = value
     else:
         entry.pop(key, None)

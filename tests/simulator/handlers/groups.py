@@ -2,7 +2,7 @@
 
 from ..errors import locked
 from .base import route
-from .entries import must_be_new, must_exist, set_or_drop
+from .entries import must_be_new, must_exist, set_or_drop, written
 
 
 @route("GET", "/access/groups")
@@ -26,7 +26,7 @@ def create(ctx, p):
         gid = p["groupid"]
         must_be_new(state.groups, gid, "group")
         state.groups[gid] = {"users": set()}
-        if p.get("comment"):
+        if written(p.get("comment")):
             state.groups[gid]["comment"] = p["comment"]
     return None
 

@@ -22,9 +22,10 @@ State (``state.guests`` / ``state.volumes``, both rolled back with a failed requ
   templates and one ISO are seeded on first use.
 
 The raw file (``file_text``) is written the way ``write_vm_config`` / ``write_pct_config`` write it
-(description as ``#`` lines, keys sorted, ``[PENDING]`` / ``[pve:pending]`` then the snapshots);
-``digest`` is its SHA-1. Reads type values as PVE's ``check_type`` does: integers and booleans as
-JSON numbers, ``number`` options as strings.
+(description as ``#`` lines through ``encode_text``, keys sorted, ``[PENDING]`` / ``[pve:pending]`` then
+the snapshots); ``digest`` is its SHA-1. Every write ends with ``reload``: each description becomes what
+``parse_pct_config`` / ``parse_vm_config`` read back from that file (``parse_descriptions``). Reads type
+values as PVE's ``check_type`` does: integers and booleans as JSON numbers, ``number`` options as strings.
 
 Worker tasks run at once and end at once: the state change is made inside the request and the
 task records ``OK`` (or ``WARNINGS: n``) or, when the work dies, the error, with every change of
@@ -301,16 +302,116 @@ def file_conf(guest):
     return conf
 
 
-def _section(conf, pending=False):
-    out = []
+# pve-common ParseUtils::encode_text: every byte of the UTF-8 text outside 0x20-0x7e, and '%' and ':', as %XX.
+_TEXT_SAFE = frozenset(range(0x20, 0x7F)) - {0x25, 0x3A}
+# Perl's \s on a character string (perlrecharclass); Python's isspace() also takes \x1c-\x1f.
+PERL_SPACE = "\t\n\x0b\x0c\r \x85\xa0\u1680" + "".join(map(chr, range(0x2000, 0x200B))) + "\u2028\u2029\u202f\u205f\u3000"
+
+
+def encode_text(text):
+    """ParseUtils::encode_text: uri_escape of the UTF-8 bytes with the unsafe class above."""
+    return "".join(chr(b) if b in _TEXT_SAFE else f"%{b:02X}" for b in text.encode("utf-8", "surrogatepass"))
+
+
+def decode_text(data):
+    """ParseUtils::decode_text: uri_unescape, then the bytes as UTF-8 (Encode's lax decode replaces what is not)."""
+    raw = re.sub(rb"%([0-9A-Fa-f]{2})", lambda m: bytes([int(m.group(1), 16)]), data.encode("utf-8", "surrogatepass"))
+    return raw.decode("utf-8", "replace")
+
+
+def perl_true(value):
+    return value is not None and value not in ("", "0")
+
+
+def perl_lines(text):
+    r"""split(/\n/, $text): trailing empty fields dropped, leading and inner ones kept."""
+    lines = text.split("\n")
+    while lines and not lines[-1]:
+        lines.pop()
+    return lines
+
+
+def description_lines(typ, conf, pending=False):
+    r"""The ``#`` lines a section starts with: write_pct_config (``$conf->{description} || ''``, each line of
+    split(/\n/) encoded) / write_vm_config (the same when true; a false one in [PENDING] is a bare ``#``)."""
     descr = conf.get("description")
-    if descr:
-        out += ["#" + re.sub(r"[%\x00-\x1f\x7f-\U0010ffff]", lambda m: f"%{ord(m.group()):02X}", line)
-                for line in descr.split("\n")]
-    elif descr is not None and pending:
-        out.append("#")
+    if perl_true(descr):
+        return ["#" + encode_text(line) for line in perl_lines(descr)]
+    if typ == "qemu" and descr is not None and pending:
+        return ["#"]
+    return []
+
+
+def _section(typ, conf, pending=False):
+    out = description_lines(typ, conf, pending)
     out += [f"{key}: {conf[key]}" for key in sorted(conf) if key != "description"]
     return "".join(line + "\n" for line in out)
+
+
+_BLANK = re.compile(r"^\s*$", re.A)  # the file is read as bytes: Perl's \s is ASCII there
+_DESCRIPTION_LINE = re.compile(r"^(description):\s*(.*\S)\s*$", re.A)
+_SECTIONS = {
+    "lxc": [(re.compile(r"^\[pve:pending\]\s*$", re.I | re.A), "pending"),
+            (re.compile(r"^\[([a-z][a-z0-9_\-]+)\]\s*$", re.I | re.A), "snapshot")],
+    "qemu": [(re.compile(r"^\[PENDING\]\s*$", re.I | re.A), "pending"),
+             (re.compile(r"^\[special:(cloudinit|fleecing)\]\s*$", re.I | re.A), "special"),
+             (re.compile(r"^\[([a-z][a-z0-9_\-]+)\]\s*$", re.I | re.A), "snapshot"),
+             (re.compile(r"^\[([^\]]*)\]\s*$", re.I | re.A), None)],
+}
+
+
+def parse_descriptions(typ, raw):
+    r"""The descriptions parse_pct_config / parse_vm_config read from a raw file: {section: text}, a section
+    being ``"main"``, ``"pending"``, ``("snapshot", name)`` or ``("special", name)``; one without is left out.
+
+    Both append every ``#`` line decoded plus a newline (a ``description:`` line, the old form, without one).
+    pve-container keeps the text when Perl-true; qemu-server keeps any it saw, trailing white space
+    stripped (``$descr =~ s/\s+$//``), and skips the lines of an unknown section."""
+    found = {}
+    section, descr = "main", None
+
+    def finish():
+        if typ == "lxc" and perl_true(descr):
+            found[section] = descr
+        elif typ == "qemu" and descr is not None:
+            found[section] = descr.rstrip(PERL_SPACE)
+
+    for line in raw.split("\n"):
+        if _BLANK.match(line):
+            continue
+        header = next(((m, kind) for rx, kind in _SECTIONS[typ] for m in [rx.match(line)] if m), None)
+        if header:
+            finish()
+            match, kind = header
+            # qemu-server: an unknown section's lines are skipped; its (earlier) description stays where it was
+            section = kind if kind in ("pending", None) else (kind, match.group(1))
+            descr = None
+            continue
+        if section is None:
+            continue
+        if line.startswith("#"):
+            descr = (descr or "") + decode_text(line[1:]) + "\n"
+            continue
+        match = _DESCRIPTION_LINE.match(line)
+        if match:
+            descr = (descr or "") + decode_text(match.group(2))
+    finish()
+    return found
+
+
+def reload(guest):
+    """load_config after write_config: every description becomes what the parser reads back from the file just
+    written (pve-container adds a newline to each line, qemu-server strips trailing white space)."""
+    guest = writable(guest)
+    found = parse_descriptions(guest["type"], file_text(guest))
+    tables = [("main", guest["config"]), ("pending", guest["pending"])]
+    tables += [(("snapshot", name), snap) for name, snap in guest["snapshots"].items()]
+    for section, table in tables:
+        if section in found:
+            table["description"] = found[section]
+        else:
+            table.pop("description", None)
+    return guest
 
 
 def pending_delete_text(pending_delete):
@@ -320,16 +421,17 @@ def pending_delete_text(pending_delete):
 
 def file_text(guest):
     """The raw ``<vmid>.conf`` the digest is computed over."""
-    raw = _section(file_conf(guest))
+    typ = guest["type"]
+    raw = _section(typ, file_conf(guest))
     pending = dict(guest.get("pending") or {})
     if guest.get("pending_delete"):
         pending["delete"] = pending_delete_text(guest["pending_delete"])
     if pending:
-        raw += f"\n{PENDING_HEADER[guest['type']]}\n" + _section(pending, pending=True)
+        raw += f"\n{PENDING_HEADER[typ]}\n" + _section(typ, pending, pending=True)
     for name, snap in sorted((guest.get("snapshots") or {}).items()):
         conf = dict(snap.get("config") or {})
         conf.update({k: snap[k] for k in ("description", "snaptime", "parent") if snap.get(k) is not None})
-        raw += f"\n[{name}]\n" + _section(conf)
+        raw += f"\n[{name}]\n" + _section(typ, conf)
     return raw
 
 
@@ -995,6 +1097,7 @@ def add_guest(state, typ, vmid, node, config=None, status="stopped", template=Fa
             guest["config"][key] = family.seeded_value(state, vmid, node, key, str(value))
         if template:
             family.make_template(state, guest)
+        reload(guest)
         sync_name(guest, vmid)
         state.guests[vmid] = guest
         return guest
@@ -1020,6 +1123,7 @@ def add_snapshot(state, vmid, name, description="", snaptime=None, vmstate=False
             snap["config"]["vmstate"] = f"local-lvm:vm-{vmid}-state-{name}"
         guest["snapshots"][name] = snap
         conf["parent"] = name
+        reload(guest)
         return snap
 
 

@@ -30,6 +30,7 @@ import urllib.parse
 from ..errors import ApiError, die, locked, param_exc
 from ..formats import split_list
 from .base import route
+from .texts import read_back, section_comment, section_value
 
 NOT_IN_SCHEMA = "property is not defined in schema and the schema does not allow additional properties"
 GROUPS_MIGRATED = "ha groups have been migrated to rules"
@@ -94,6 +95,10 @@ def _no_line_feed(params):
             raise die("property contains a line feed")
 
 
+def resource_comment(text):
+    return section_comment(section_value(text))
+
+
 def _store(section, settings):
     """Set options the way the file keeps them: an empty text is not written, so it reads as unset."""
     for key, value in settings.items():
@@ -101,6 +106,8 @@ def _store(section, settings):
             section.pop(key, None)
         else:
             section[key] = value
+    # a rule's comment goes through encode_text (HA/Rules.pm encode_value), a resource's is kept as is
+    read_back(section, "comment", resource_comment if section.get("type") in ("vm", "ct") else section_comment)
 
 
 def _refuse_group(params):

@@ -195,8 +195,10 @@ def update_pct_config(state, guest, vmid, params, delete=(), revert=()):
         guest["pending"][key] = value
         guest["pending_delete"].pop(key, None)
     g.cleanup_pending(guest)
-    return apply_pending(state, guest, vmid, live_only=guest["status"] == "running",
-                         selection=set(params) | set(delete))
+    errors = apply_pending(state, guest, vmid, live_only=guest["status"] == "running",
+                           selection=set(params) | set(delete))
+    g.reload(guest)  # write_config, then the next load_config parses the description back
+    return errors
 
 
 # -- create -----------------------------------------------------------------------------------

@@ -424,6 +424,7 @@ def create(ctx, p):
                 conf["tags"] = g.get_unique_tags(state, conf["tags"])
         except ApiError as err:
             raise die(f"unable to create VM {vmid} - {err.stringify()}") from err
+        g.reload(guest)
         g.add_to_pool(state, vmid, pool)
         g.sync_name(guest, vmid)
         if p.get("ha-managed"):
@@ -499,6 +500,8 @@ def _update_fn(ctx, p, guest, params, delete, revert, log):
                     guest["pending_delete"]["bootdisk"] = 0
         pending[key] = value
         guest["pending_delete"].pop(key, None)
+    # written to [PENDING] and loaded again before it is applied: a pending description is read back once
+    g.reload(guest)
     g.cleanup_pending(guest)
     if not pending and not guest["pending_delete"]:
         return
@@ -507,6 +510,7 @@ def _update_fn(ctx, p, guest, params, delete, revert, log):
     else:
         apply_pending(state, guest, vmid)
         errors = {}
+    g.reload(guest)
     g.sync_name(guest, vmid)
     if errors:
         raise param_exc(errors)
@@ -848,6 +852,7 @@ def clone(ctx, p):
             log.append(f"found pending changes for '{','.join(guest['pending'])}', discarding for clone")
             warnings = 1
         state.guests[newid] = new
+        g.reload(new)
         g.sync_name(new, newid)
         g.add_to_pool(state, newid, p.get("pool"))
         return warnings

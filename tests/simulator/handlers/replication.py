@@ -24,6 +24,7 @@ import re
 from ..errors import die, locked, param_exc, perm_exc
 from ..formats import split_list
 from .base import route
+from .texts import read_back, section_comment
 
 # the local plugin's options(): option -> required
 OPTIONS = {"target": True, "schedule": False, "rate": False, "comment": False, "disable": False,
@@ -150,7 +151,8 @@ def create(ctx, p):
         for other, job in state.replication_jobs.items():
             if _guest_of(other)[0] == str(vmid) and job.get("target") == target:
                 raise die(f"replication job for guest '{vmid}' to target '{typ}/{target}' already exists")
-        state.replication_jobs[jid] = {"type": typ, **settings}
+        # ReplicationConfig write_config/parse_config: the comment through encode_text
+        state.replication_jobs[jid] = read_back({"type": typ, **settings}, "comment", section_comment)
     return None
 
 
@@ -169,6 +171,7 @@ def update(ctx, p):
         if job is None:
             raise die(f"no such job '{jid}'")
         job.update(_check_config(params))
+        read_back(job, "comment", section_comment)
         for key in delete:
             if key not in OPTIONS:
                 raise die(f"no such option '{key}'")

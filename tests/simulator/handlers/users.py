@@ -6,7 +6,7 @@ from contextlib import contextmanager
 from ..errors import die, locked, param_exc
 from ..formats import split_list
 from .base import route
-from .entries import must_be_new, set_or_drop
+from .entries import must_be_new, set_or_drop, written
 
 _USER_FIELDS = ("enable", "expire", "firstname", "lastname", "email", "comment", "keys")
 _REALM_TYPES = {"pam": "pam", "pve": "pve"}
@@ -76,7 +76,7 @@ def create(ctx, p):
             del state.users[userid]
             raise
         for key in ("firstname", "lastname", "email", "comment", "keys"):
-            if p.get(key):
+            if written(p.get(key)):
                 user[key] = p[key]
         if p.get("password") is not None:
             state.passwords[userid] = p["password"]
@@ -168,7 +168,7 @@ def token_create(ctx, p):
             if p.get("comment"):
                 info["comment"] = p["comment"]
             stored = {"privsep": 1 if p.get("privsep", 1) else 0, "expire": int(p.get("expire") or 0)}
-            if p.get("comment"):
+            if written(p.get("comment")):
                 stored["comment"] = p["comment"]
             state.users[userid].setdefault("tokens", {})[tokenid] = stored
             state.token_secrets[full] = value
@@ -188,7 +188,8 @@ def token_update(ctx, p):
             token["expire"] = int(p["expire"])
             answer["expire"] = ctx.raw["expire"]
         if p.get("comment"):
-            token["comment"] = answer["comment"] = p["comment"]
+            token["comment"] = answer["comment"] = p["comment"]  # the answer is the token in memory
+            set_or_drop(token, "comment", p["comment"])
         for key in split_list(p.get("delete")):
             if key == "comment":
                 token.pop("comment", None)
