@@ -25,7 +25,7 @@ sys.path.insert(0, os.path.join(REPO, 'scripts'))
 
 from bench import ansible_environment, machine  # noqa: E402 pylint: disable=wrong-import-position
 from simulator import Simulator  # noqa: E402 pylint: disable=wrong-import-position
-from simulator.handlers.guests import seed_many_guests  # noqa: E402 pylint: disable=wrong-import-position
+from simulator.pve.handlers.guests import seed_many_guests  # noqa: E402 pylint: disable=wrong-import-position
 
 BIN = os.path.dirname(sys.executable)
 

@@ -12,7 +12,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.homeflare.proxmox.plugins.module_utils.families.api_token import SECRET_KEY
+from ansible_collections.homeflare.proxmox.plugins.module_utils.tokens import SECRET_KEY
 from ansible_collections.homeflare.proxmox.plugins.plugin_utils.controller import ActionModule as ControllerAction
 
 

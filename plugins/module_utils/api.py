@@ -41,13 +41,22 @@ WRITE_METHODS = ('POST', 'PUT', 'DELETE')
 class Scheme:
     """What differs between PVE and PBS on the wire; a client has exactly one."""
 
-    def __init__(self, name, port, token_prefix, token_separator, cookie_name, list_style):
+    def __init__(self, name, port, token_prefix, token_separator, cookie_name, list_style, parents,
+                 answers_in_text=False):
         self.name = name
         self.port = port
         self.token_prefix = token_prefix
         self.token_separator = token_separator
         self.cookie_name = cookie_name
         self.list_style = list_style
+        # A list parameter as repeated keys (PBS) also takes delete= as a list.
+        self.delete_as_list = list_style == 'repeat'
+        # PBS (proxmox-router) sends a failure as plain text, where PVE sends JSON, and answers a section's digest
+        # beside ``data`` (PVE keeps it inside the object).
+        self.errors_as_text = answers_in_text
+        self.digest_beside_data = answers_in_text
+        # Where the values of a collection path's placeholder come from: {placeholder: (list path, the rows' key)}.
+        self.parents = parents
 
     def token_header(self, token_id, secret):
         return '%s=%s%s%s' % (self.token_prefix, token_id, self.token_separator, secret)
@@ -63,14 +72,17 @@ class Scheme:
         if isinstance(body, dict):
             text = body.get('message') or ''
             errors = body.get('errors') or {}
-        elif self.name == 'pbs' or body is None:
+        elif self.errors_as_text or body is None:
             text = (response.text or '').strip()[:300]
         return (text or response.reason or '').strip(), errors
 
 
 SCHEMES = {
-    'pve': Scheme('pve', 8006, 'PVEAPIToken', '=', 'PVEAuthCookie', 'comma'),
-    'pbs': Scheme('pbs', 8007, 'PBSAPIToken', ':', 'PBSAuthCookie', 'repeat'),
+    'pve': Scheme('pve', 8006, 'PVEAPIToken', '=', 'PVEAuthCookie', 'comma',
+                  parents={'node': ('/nodes', 'node'), 'userid': ('/access/users', 'userid'),
+                           'vnet': ('/cluster/sdn/vnets', 'vnet')}),
+    'pbs': Scheme('pbs', 8007, 'PBSAPIToken', ':', 'PBSAuthCookie', 'repeat',
+                  parents={'userid': ('/access/users', 'userid')}, answers_in_text=True),
 }
 
 

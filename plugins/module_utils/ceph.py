@@ -11,7 +11,8 @@ __metaclass__ = type
 from ansible_collections.homeflare.proxmox.plugins.module_utils.api import item_path
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import Refused
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Text
-from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import ABSENT, Family, IndexStore
+from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import (
+    Exporting, Family, IndexStore, Lifecycle, Where, absent)
 
 # PVE::Ceph::Tools check_ceph_installed: a node without Ceph's packages answers 500 "binary not installed: <path>".
 CEPH_NOT_INSTALLED = r'binary not installed'
@@ -25,49 +26,47 @@ def first_node(client, family):
     return nodes[0] if nodes else None
 
 
-def export_cluster_wide(key, host=None):
-    """An export hook for a Ceph object PVE lists the same on every node (a pool, a CephFS, a daemon): the first
-    node's list, read once; a daemon's node is its ``host``, the others' the node they are read through."""
-
-    def find(client, family):
-        node = first_node(client, family)
-        if node is None:
-            return []
-        found = []
-        for row in client.get(item_path(family.collection, dict(node=node)), role=family.read_role) or []:
-            ident = {'node': row.get(host) if host and row.get(host) else node,
-                     family.identity[-1].option: family.identity[-1].canonical(row.get(key))}
-            raw = family.store.read(client, family, ident)
-            if raw is not ABSENT:
-                found.append((ident, raw))
-        return found
-    return find
+def find_cluster_wide(client, family, key, host=None):
+    """Every object of a Ceph family PVE lists the same on every node (a pool, a CephFS, a daemon), for an export:
+    the first node's list, read once; a daemon's node is its ``host``, the others' the node they are read through."""
+    node = first_node(client, family)
+    if node is None:
+        return []
+    found = []
+    for row in client.get(item_path(family.collection, dict(node=node)), role=family.read_role) or []:
+        ident = {'node': row.get(host) if host and row.get(host) else node,
+                 family.identity[-1].option: family.identity[-1].canonical(row.get(key))}
+        raw = family.store.read(client, family, ident)
+        if not absent(raw):
+            found.append((ident, raw))
+    return found
 
 
-def daemon_family(kind, id_wire, fields=(), view=None, id_rule=None):
-    """The family of one daemon kind; ``id_wire`` is the id's name in the path (``monid``, ``id``, ``name``)."""
+class DaemonFamily(Family):
+    """A monitor, manager or metadata server: found as a row of its node's index, never moved to another node."""
 
-    def check_found(declaration, raw, changed):
+    def check_found(self, declaration, raw, changed):
         host = raw.get('host')
         node = declaration.ident['node']
         if isinstance(host, str) and host and host != node:
-            raise Refused("ceph %s '%s' runs on %s, not on %s; a daemon is never moved (create one on %s and "
+            raise Refused("%s '%s' runs on %s, not on %s; a daemon is never moved (create one on %s and "
                           "remove the other). Nothing was written."
-                          % (kind, declaration.ident['id'], host, node, node))
+                          % (self.name, declaration.ident['id'], host, node, node))
 
-    return Family(
-        name='ceph %s' % kind,
+    def find_all(self, client):
+        return find_cluster_wide(client, self, 'name', host='host')
+
+
+def daemon_family(module, kind, id_wire, fields=(), id_rule=None, family_class=DaemonFamily):
+    """The family of one daemon kind, registered as ``module``; ``id_wire`` is the id's name in the path (``monid``,
+    ``id``, ``name``); ``family_class`` a DaemonFamily whose index rows need a view."""
+    return family_class(
+        module, 'ceph %s' % kind,
         identity=[Text('node', required=True, format='pve-node'),
                   Text(id_wire, option='id', required=True, **(id_rule or {}))],
         fields=list(fields),
-        collection='/nodes/{node}/ceph/%s' % kind,
-        item='/nodes/{node}/ceph/%s/{%s}' % (kind, id_wire),
-        create_on='item',
-        store=IndexStore('name'),
-        view=view,
-        retain=True,
-        task_timeout=120,
-        check_found=check_found,
-        unavailable=CEPH_NOT_INSTALLED,
-        export=export_cluster_wide('name', host='host'),
+        where=Where(collection='/nodes/{node}/ceph/%s' % kind, item='/nodes/{node}/ceph/%s/{%s}' % (kind, id_wire),
+                    create_on='item', store=IndexStore('name')),
+        lifecycle=Lifecycle(retain=True, task_timeout=120),
+        exporting=Exporting(unavailable=CEPH_NOT_INSTALLED),
     )

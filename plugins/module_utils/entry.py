@@ -4,10 +4,11 @@
 """What both execution paths share, and the module path's entry point (the one place that calls fail_json).
 
 A *task* is what a module file declares: a ``Family`` (one object) or the ``declare`` batch. It
-answers ``argument_spec()``, ``scheme`` and ``run(client, params, check_mode)`` (``declare`` also
-``secret_values(params)``). The module path (``run_module``) and the controller path (every module's
-action plugin, plugins/plugin_utils/controller.py) both hand validated parameters to ``execute``,
-which also shapes failures, so their results cannot drift apart.
+answers ``object_spec()`` (its own options; the connection's are added here, the one place that knows
+them), ``scheme`` and ``run(client, params, check_mode)`` (``declare`` also ``secret_values(params)``).
+The module path (``run_module``) and the controller path (every module's action plugin,
+plugins/plugin_utils/controller.py) both hand validated parameters to ``execute``, which also shapes failures,
+so their results cannot drift apart.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -16,7 +17,7 @@ __metaclass__ = type
 
 from ansible_collections.homeflare.proxmox.plugins.module_utils import api
 from ansible_collections.homeflare.proxmox.plugins.module_utils.credentials import (
-    check_connection, credentials_from_params)
+    CONNECTION_ARGUMENT_SPEC, check_connection, credentials_from_params)
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import ProxmoxError
 
 
@@ -25,6 +26,13 @@ def client_from_params(params, scheme):
     return api.Client(scheme, params['api_host'], credentials_from_params(params, scheme), port=params.get('api_port'),
                       validate_certs=params['validate_certs'], ca_path=params.get('ca_path'),
                       timeout=params['api_timeout'])
+
+
+def argument_spec(task):
+    """A module's whole argument spec: the connection's options and the task's own."""
+    spec = dict(CONNECTION_ARGUMENT_SPEC)
+    spec.update(task.object_spec())
+    return spec
 
 
 def task_of(python_module):
@@ -80,7 +88,7 @@ def run_module(task):
             self.no_log_values.update(secret_values(task, self.params))
             super(TaskModule, self)._log_invocation()
 
-    module = TaskModule(argument_spec=task.argument_spec(), supports_check_mode=True)
+    module = TaskModule(argument_spec=argument_spec(task), supports_check_mode=True)
     module.no_log_values.update(secret_values(task, module.params))
     if not api.HAS_REQUESTS:
         module.fail_json(msg=missing_required_lib('requests'), exception=str(api.REQUESTS_IMPORT_ERROR))

@@ -17,17 +17,11 @@ __metaclass__ = type
 import re
 from concurrent.futures import ThreadPoolExecutor
 
-from ansible_collections.homeflare.proxmox.plugins.module_utils.api import item_path
-from ansible_collections.homeflare.proxmox.plugins.module_utils.credentials import CONNECTION_ARGUMENT_SPEC
-from ansible_collections.homeflare.proxmox.plugins.module_utils.declare import APPLIERS, FAMILIES
+from ansible_collections.homeflare.proxmox.plugins.module_utils.api import SCHEMES, item_path
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import ApiError, DeclarationError, ProxmoxError
-from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import ABSENT, Declaration
+from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Declaration, absent
+from ansible_collections.homeflare.proxmox.plugins.module_utils.registry import APPLIERS, FAMILIES
 
-# Where the values of a collection path's placeholder come from: (list path, the rows' key), per server.
-PARENTS = {
-    'pve': {'node': ('/nodes', 'node'), 'userid': ('/access/users', 'userid'), 'vnet': ('/cluster/sdn/vnets', 'vnet')},
-    'pbs': {'userid': ('/access/users', 'userid')},
-}
 # The result's objects hold secrets only as placeholders: '{{ <variable> }}'.
 PLACEHOLDER = '{{ %s }}'
 
@@ -53,8 +47,7 @@ def refusal(family, options, raw):
     params = dict((name, value) for name, value in options.items() if name != 'scope')
     try:
         declaration = family.declaration(params)
-        if family.check_found:
-            family.check_found(declaration, raw, [])
+        family.check_found(declaration, raw, [])
     except ProxmoxError as exc:
         return str(exc)
     return None
@@ -68,11 +61,14 @@ class Finder:
         self.workers = workers
 
     def find(self, family):
-        if family.export:
-            return family.export(self.client, family)
+        """Every object and, apart, those listed but gone before their read: ([(ident, raw)], [ident])."""
+        found = family.find_all(self.client)
+        if found is not None:
+            return found, []
         if family.listing is not None:
             rows = family.listing.read(self.client, family)
-            return [(dict(zip([field.option for field in family.identity], key)), raw) for key, raw in rows.items()]
+            return [(dict(zip([field.option for field in family.identity], key)), raw)
+                    for key, raw in rows.items()], []
         if family.singleton or family.collection is None:
             # one per value of its item path's placeholders (a node's firewall options or rule list), or the one
             return self.read_each(family, self.placeholders(family, family.item))
@@ -101,7 +97,7 @@ class Finder:
             if field.choices:
                 values = list(field.choices)
             else:
-                path, key = PARENTS[family.scheme][field.wire]
+                path, key = SCHEMES[family.scheme].parents[field.wire]
                 values = [field.canonical(row.get(key)) for row in self.client.get(path, role=family.read_role) or []]
             combinations = [dict(combination, **{field.option: value})
                             for combination in combinations for value in values]
@@ -114,8 +110,9 @@ class Finder:
             return ident, family.read(self.client.for_this_thread(), Declaration(ident, {}, 'present', None))
         with ThreadPoolExecutor(max_workers=max(1, self.workers)) as pool:
             found = list(pool.map(read, identities))
-        # listed, then gone before its read: not there any more
-        return [(ident, raw) for ident, raw in found if raw is not ABSENT]
+        # listed, then gone before its read: not there any more (a guest's absence too: absent() tests every kind)
+        return ([(ident, raw) for ident, raw in found if not absent(raw)],
+                [ident for ident, raw in found if absent(raw)])
 
 
 class Export:
@@ -127,8 +124,8 @@ class Export:
         self.families = [(module, family) for module, family in families if module not in APPLIERS]
         self.modules = dict(self.families)
 
-    def argument_spec(self):
-        spec = dict(CONNECTION_ARGUMENT_SPEC)
+    def object_spec(self):
+        spec = {}
         spec['server'] = dict(type='str', default='pve', choices=['pve', 'pbs'])
         spec['include'] = dict(type='list', elements='str', default=[])
         spec['exclude'] = dict(type='list', elements='str', default=[])
@@ -171,16 +168,19 @@ class Export:
         for module, family in modules:
             # a module over several scopes (firewall options and rules) exports each scope's objects
             scopes = getattr(family, 'scopes', {None: family})
-            for scope, scoped in sorted(scopes.items(), key=lambda item: item[0] or ''):
+            for scope, scoped in sorted(scopes.items(), key=lambda pair: pair[0] or ''):
                 try:
-                    objects = finder.find(scoped)
+                    objects, gone = finder.find(scoped)
                 except ApiError as exc:
                     if scoped.unavailable is None or not scoped.unavailable.search(str(exc)):
                         raise
                     found.not_exported[module] = 'not set up on this cluster: %s' % str(exc).strip()
                     continue
+                for ident in gone:
+                    found.warnings.append('%s: gone since listed (deleted while the export ran); not exported'
+                                          % scoped.describe(ident))
                 for ident, raw in sorted(objects, key=lambda pair, family=scoped: sort_key(family, pair[0])):
-                    if scoped.builtin and not params.get('include_builtin') and scoped.builtin(ident, raw):
+                    if not params.get('include_builtin') and scoped.is_builtin(ident, raw):
                         continue
                     if pattern and not pattern.search(identity_text(scoped, ident)):
                         continue
@@ -192,12 +192,12 @@ class Found:
     """What an export returns, built object by object."""
 
     def __init__(self):
-        self.objects, self.secrets, self.not_exported, self.refused = {}, [], {}, []
+        self.objects, self.secrets, self.not_exported, self.refused, self.warnings = {}, [], {}, [], []
 
     def add(self, module, scope, family, ident, raw):
         """One live object as its module's options; its secrets as placeholders; refused unless declare takes it."""
         options = dict(scope=scope) if scope else {}
-        options.update(family.exported(ident, raw))
+        options.update(family.export_options(ident, raw))
         placeheld = []
         for field in family.secrets_taken(ident, raw):
             variable = secret_variable(module, family, ident, field.option)
@@ -213,7 +213,7 @@ class Found:
 
     def result(self):
         return dict(changed=False, objects=self.objects, secrets=self.secrets, not_exported=self.not_exported,
-                    refused=self.refused,
+                    refused=self.refused, warnings=self.warnings,
                     counts=dict((module, len(entries)) for module, entries in self.objects.items()))
 
 

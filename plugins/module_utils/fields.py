@@ -15,6 +15,7 @@ __metaclass__ = type
 import difflib
 import re
 
+from ansible_collections.homeflare.proxmox.plugins.module_utils.api import Repeated
 from ansible_collections.homeflare.proxmox.plugins.module_utils.calendar_event import parse_calendar_event
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError
 from ansible_collections.homeflare.proxmox.plugins.module_utils.formats import FORMATS, why_not
@@ -360,6 +361,38 @@ class TokenSet(Field):
         if not value and self.empty_token:
             return self.empty_token
         return self.separator.join(value)
+
+
+class ArrayParameter(TokenSet):
+    """A PVE array parameter (a notification target's mailto, a matcher's match-field, a webhook's headers, a PBS
+    sync job's group-filter).
+
+    Compared as a set of items, each in the canonical form ``each`` gives it (PVE keeps the order
+    sent; none of these lists means anything by it); an item is never split at commas; ``valid``
+    says why a declared item is refused (or None). Written as a list: one key per item.
+    """
+
+    def __init__(self, wire, each=None, valid=None, **kwargs):
+        kwargs.setdefault('clear', 'delete')
+        super(ArrayParameter, self).__init__(wire, **kwargs)
+        self.each = each or (lambda text: text)
+        self.valid = valid
+
+    def canonical(self, value):
+        values = value if isinstance(value, (list, tuple)) else [value]
+        items = set(str(item).strip() for item in values if item is not None) - set([''])
+        return sorted(set(self.each(item) for item in items))
+
+    def declared(self, value):
+        values = value if isinstance(value, (list, tuple)) else [value]
+        for item in values:
+            why = self.valid(str(item).strip()) if self.valid else None
+            if why:
+                self.refuse('<secret>' if self.secret else item, why)
+        return self.canonical(value)
+
+    def encode(self, value):
+        return Repeated(value)
 
 
 class PropertyString(Field):
@@ -714,3 +747,9 @@ class Nic(PropertyString):
             return value
         mac = [pair for pair in self.canonical(live).split(',') if pair.startswith(self.mac_key + '=')]
         return ','.join(sorted(value.split(',') + mac)) if mac else value
+
+
+def clearable(wire, kind=Text, **kwargs):
+    """An option compared only when declared, and removed with delete= when declared empty: how PVE's
+    SectionConfig and config writers clear a key (storage.cfg, datacenter.cfg, domains.cfg, jobs.cfg, ...)."""
+    return kind(wire, clear='delete', **kwargs)

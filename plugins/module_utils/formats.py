@@ -35,6 +35,10 @@ DNS_LABEL = r'[a-zA-Z0-9]([a-zA-Z0-9\-]*[a-zA-Z0-9])?'
 DNS_NAME = re.compile(r'(%s\.)*%s' % (DNS_LABEL, DNS_LABEL))
 # PVE::JSONSchema::pve_verify_email.
 EMAIL = re.compile(r'[\w+\-~]+(\.[\w+\-~]+)*@[a-zA-Z0-9\-]+(\.[a-zA-Z0-9\-]+)*')
+# PBS's schema patterns (proxmox-schema SAFE_ID_REGEX and the single-line text of its comments), with the POSIX
+# classes spelled out for Python: the ``pattern`` of the fields that copy them, as PBS's schema gives it.
+SAFE_ID = r'^(?:[A-Za-z0-9_][A-Za-z0-9._\-]*)$'
+SINGLE_LINE = r'^[^\x00-\x1f\x7f]*$'
 
 PRIVILEGES = sorted([
     'Datastore.Allocate', 'Datastore.AllocateSpace', 'Datastore.AllocateTemplate', 'Datastore.Audit',

@@ -23,12 +23,12 @@ __metaclass__ = type
 import re
 
 from ansible_collections.homeflare.proxmox.plugins.module_utils.api import item_path
-from ansible_collections.homeflare.proxmox.plugins.module_utils.credentials import CONNECTION_ARGUMENT_SPEC
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import (
     ApiError, NotConverged, Refused, TaskFailed, Unreadable)
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Disk, Integer, Text
 from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import (
-    ABSENT, Absence, Family, Plan, create_form, plan, rejudged_once, update_form, verify)
+    Absence, Absent, Exporting, Family, Lifecycle, Plan, Where, absent, create_form, field_plan, rejudged_once,
+    update_form, verify)
 from ansible_collections.homeflare.proxmox.plugins.module_utils.tasks import wait_if_task
 
 STATES = ['present', 'absent', 'started', 'stopped', 'restarted']
@@ -67,7 +67,7 @@ class GuestRead(dict):
         self.status = None
 
 
-class Vacant:
+class Vacant(Absent):
     """PVE's typed absence, confirmed by the cluster's guest list (``rows``, kept to name a guest elsewhere)."""
 
     def __init__(self, rows):
@@ -95,36 +95,33 @@ class GuestPlan(Plan):
 
 class Guest(Family):
     """One guest type. ``kind`` is the path segment (``lxc``/``qemu``), ``label`` PVE's word in its messages
-    (``CT``/``VM``), ``name_field`` the option that names the guest (``hostname``/``name``)."""
+    (``CT``/``VM``), ``name_field`` the option that names the guest (``hostname``/``name``). A guest type's
+    family overrides ``check_template`` (a guest is never rebuilt from another template)."""
 
-    def __init__(self, name, kind, label, name_field, fields, template_check, check_create=None):
+    def __init__(self, module, name, kind, label, name_field, fields):
         conf_dir = 'lxc' if kind == 'lxc' else 'qemu-server'
         super(Guest, self).__init__(
-            name, identity(), fields, item='/nodes/{node}/%s/{vmid}' % kind, collection='/nodes/{node}/%s' % kind,
-            absence=Absence((500,), r"Configuration file 'nodes/[^/]+/%s/\d+\.conf' does not exist" % conf_dir),
-            retain=True, send_digest=True, task_timeout=300, check_create=check_create,
+            module, name, identity(), fields,
+            Where(item='/nodes/{node}/%s/{vmid}' % kind, collection='/nodes/{node}/%s' % kind,
+                  absence=Absence((500,), r"Configuration file 'nodes/[^/]+/%s/\d+\.conf' does not exist" % conf_dir)),
+            lifecycle=Lifecycle(retain=True, send_digest=True, task_timeout=300),
             # an export never declares a guest's create (no template, no clone), so its secrets need no placeholder
-            placeholders={})
+            exporting=Exporting(placeholders={}),
+            controls=dict(purge=dict(type='bool', default=False), force_stop=dict(type='bool', default=False),
+                          shutdown_timeout=dict(type='int', default=60),
+                          reboot_if_pending=dict(type='bool', default=False)))
         self.kind = kind
         self.label = label
         self.name_field = name_field
-        self.template_check = template_check
+
+    def check_template(self, declaration, raw):
+        """Refuse a declared template (or clone source) other than the one the found guest was built from."""
 
     # -- options ---------------------------------------------------------------------------
-    def argument_spec(self):
-        spec = super(Guest, self).argument_spec()
+    def object_spec(self):
+        spec = super(Guest, self).object_spec()
         spec['state'] = dict(type='str', default='present', choices=STATES)
-        spec['purge'] = dict(type='bool', default=False)
-        spec['force_stop'] = dict(type='bool', default=False)
-        spec['shutdown_timeout'] = dict(type='int', default=60)
-        spec['reboot_if_pending'] = dict(type='bool', default=False)
         return spec
-
-    def declaration(self, params):
-        declaration = super(Guest, self).declaration(params)
-        declaration.options = dict((option, params.get(option, default)) for option, default in (
-            ('purge', False), ('force_stop', False), ('shutdown_timeout', 60), ('reboot_if_pending', False)))
-        return declaration
 
     def describe(self, ident):
         return '%s %s on %s' % (self.label, ident['vmid'], ident['node'])
@@ -135,8 +132,7 @@ class Guest(Family):
     # -- reading ---------------------------------------------------------------------------
     def read(self, client, declaration):
         raw = self.read_config(client, declaration.ident)
-        if isinstance(raw, GuestRead) and (declaration.state in NEEDS_STATUS or
-                                           declaration.options.get('reboot_if_pending')):
+        if not absent(raw) and (declaration.state in NEEDS_STATUS or declaration.controls.get('reboot_if_pending')):
             raw.status = self.read_status(client, declaration.ident)
         return raw
 
@@ -173,7 +169,7 @@ class Guest(Family):
     def read_back(self, client, ident, status):
         """The guest after a write, with the power status known (or re-read); gone is a failure."""
         raw = self.read_config(client, ident)
-        if isinstance(raw, Vacant):
+        if absent(raw):
             raise NotConverged('the write returned no error but %s is absent' % self.describe(ident))
         raw.status = status
         return raw
@@ -205,21 +201,21 @@ class Guest(Family):
         return (client.get(self.path(ident) + '/status/current', role=self.read_role) or {}).get('status')
 
     # -- judging -----------------------------------------------------------------------------
-    def judge(self, declaration, raw, batch=()):
+    def plan(self, declaration, raw, batch=()):
         state = declaration.state
-        if isinstance(raw, Vacant):
+        if absent(raw):
             if state == 'absent':
                 return GuestPlan('absent', 'none', [])
             self.refuse_name_elsewhere(declaration, raw.rows)
-            created = plan(self, declaration, ABSENT)
+            created = field_plan(self, declaration, raw)
             return GuestPlan('absent', 'create', created.changed,
                              power='start' if state in ('started', 'restarted') else None)
         self.refuse_another_guest(declaration, raw)
         if state == 'absent':
             self.refuse_delete(declaration, raw)
             return GuestPlan('found', 'delete', [], pending=sorted(raw.pending))
-        self.template_check(self, declaration, raw)
-        the_plan = plan(self, declaration, raw)
+        self.check_template(declaration, raw)
+        the_plan = field_plan(self, declaration, raw)
         current = self.current(raw)
         resize, grow_only = [], []
         for field in self.disks():
@@ -245,7 +241,7 @@ class Guest(Family):
             return 'stop'
         if state == 'restarted':
             return 'reboot' if status == 'running' else 'start'
-        if declaration.options.get('reboot_if_pending') and status == 'running' and raw.pending:
+        if declaration.controls.get('reboot_if_pending') and status == 'running' and raw.pending:
             return 'reboot'
         return None
 
@@ -285,7 +281,7 @@ class Guest(Family):
 
     # -- what a diff and a result show -------------------------------------------------------
     def object_view(self, declaration, raw):
-        if isinstance(raw, Vacant) or raw is ABSENT:
+        if absent(raw):
             return {}
         view = self.managed_view(declaration.ident, raw, self.managed(declaration))
         view['pending'] = sorted(raw.pending)
@@ -314,17 +310,13 @@ class Guest(Family):
     def field(self, option):
         return next(field for field in self.fields if field.option == option)
 
-    # -- the run -------------------------------------------------------------------------------
-    def run(self, client, params, check_mode):
-        declaration = self.declaration(params)
-        raw = self.read(client, declaration)
-        the_plan = self.judge(declaration, raw)
-        result = dict(changed=the_plan.action != 'none', plan=the_plan.as_dict(), warnings=[], tasks=[],
-                      diff=self.diff(declaration, raw, the_plan))
-        if not check_mode and the_plan.action != 'none':
-            raw, the_plan = self.act(client, declaration, raw, the_plan, result)
-            # judged again after another writer, the plan may have nothing left to do
-            result.update(changed=the_plan.action != 'none', plan=the_plan.as_dict())
+    # -- the reconcile() steps a guest overrides ------------------------------------------------
+    def outcome(self, declaration, raw, the_plan):
+        result = super(Guest, self).outcome(declaration, raw, the_plan)
+        result['tasks'] = []
+        return result
+
+    def finish(self, client, declaration, raw, the_plan, result):
         result['object'] = self.object_view(declaration, raw)
         pending = result['object'].get('pending')
         if pending:
@@ -338,10 +330,10 @@ class Guest(Family):
         ident = declaration.ident
         if the_plan.action == 'delete':
             self.wait(client, declaration, result, client.delete(
-                self.path(ident), params=dict(purge=1) if declaration.options['purge'] else None,
+                self.path(ident), params=dict(purge=1) if declaration.controls['purge'] else None,
                 role=self.write_role))
             after = self.read_config(client, ident)
-            if not isinstance(after, Vacant):
+            if not absent(after):
                 raise NotConverged('the delete of %s returned no error but it is still present' % self.describe(ident))
             return after, the_plan
         raw, the_plan = self.write_rejudged(client, declaration, raw, the_plan, result)
@@ -389,7 +381,7 @@ class Guest(Family):
 
         def rejudge():
             seen[0] = self.read(client, declaration)
-            return self.judge(declaration, seen[0])
+            return self.plan(declaration, seen[0])
 
         the_plan, _answer = rejudged_once(self, declaration.ident, the_plan, attempt, rejudge, result['warnings'])
         return seen[0], the_plan
@@ -402,7 +394,7 @@ class Guest(Family):
             if not cloned:
                 verify(self, declaration, Plan('absent', 'create', the_plan.changed), raw)
                 return raw
-            the_plan = self.judge(declaration, raw)
+            the_plan = self.plan(declaration, raw)
         if the_plan.changed:
             return self.update(client, declaration, raw, the_plan, result)
         return raw
@@ -426,7 +418,7 @@ class Guest(Family):
     def switch(self, client, declaration, power, result):
         """start, stop (a clean shutdown, forced after the timeout only when asked) or reboot; waited for."""
         ident = declaration.ident
-        options = declaration.options
+        options = declaration.controls
         form = {}
         if power == 'stop':
             action = 'shutdown'
@@ -492,8 +484,8 @@ class GuestInfo:
     def __init__(self, family):
         self.family = family
 
-    def argument_spec(self):
-        spec = dict(CONNECTION_ARGUMENT_SPEC)
+    def object_spec(self):
+        spec = {}
         spec['node'] = dict(type='str')
         spec['vmid'] = dict(type='list', elements='int')
         spec['config'] = dict(type='bool', default=False)

@@ -90,13 +90,11 @@ def check_depth(declared, keys=('ns',)):
                                                                       MAX_NAMESPACE_DEPTH))
 
 
-def needs_on_create(kind, *options):
-    """check_create: the options PBS requires to create the section."""
-    def check(declaration):
-        for option in options:
-            if declaration.values.get(option) in (None, ''):
-                raise DeclarationError('option %s is required to create a %s' % (option, kind))
-    return check
+def require_on_create(declaration, kind, *options):
+    """For a family's check_create: the options PBS requires to create the section (a ``kind``)."""
+    for option in options:
+        if declaration.values.get(option) in (None, ''):
+            raise DeclarationError('option %s is required to create a %s' % (option, kind))
 
 
 class SecretText(Text):

@@ -14,14 +14,33 @@ __metaclass__ = type
 
 import re
 
-from ansible_collections.homeflare.proxmox.plugins.module_utils.api import Repeated, item_path
-from ansible_collections.homeflare.proxmox.plugins.module_utils.credentials import CONNECTION_ARGUMENT_SPEC
+from ansible_collections.homeflare.proxmox.plugins.module_utils.api import SCHEMES, Repeated, item_path
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import (
     ApiError, Conflict, DeclarationError, NotConverged, Refused, Unreadable)
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import MISSING, UNMANAGED
 from ansible_collections.homeflare.proxmox.plugins.module_utils.tasks import poll_until, wait_if_task
 
-ABSENT = None
+
+class Absent:
+    """The one way a read says "no such object". A family may answer a richer absence (a guest's keeps the cluster's
+    guest list it was confirmed with) by subclassing it; every caller tests ``absent(raw)``, never identity."""
+
+    def __bool__(self):
+        return False
+
+    __nonzero__ = __bool__
+
+    def __repr__(self):
+        return 'ABSENT'
+
+
+ABSENT = Absent()
+
+
+def absent(raw):
+    """Whether a read found nothing (ABSENT or a family's own Absent)."""
+    return isinstance(raw, Absent)
+
 
 # PVE's and PBS's refusals of a write that met another writer's change: the digest no longer matches
 # (update; a QEMU guest's config says "checksum mismatch"), the object was created meanwhile (create).
@@ -51,21 +70,21 @@ class Absence:
 class Listing:
     """A list endpoint whose rows carry every managed field, so a batch reads a family once.
 
-    ``params`` are sent with the GET (``full=1``); ``item`` turns a row into the shape of the item
+    ``params`` are sent with the GET (``full=1``); ``row`` turns a row into the shape of the item
     read when the two differ (a role's row holds ``privs`` as a string, its item a map).
     """
 
-    def __init__(self, path, params=None, item=None):
+    def __init__(self, path, params=None, row=None):
         self.path = path
         self.params = params
-        self.item = item
+        self.row = row
 
     def read(self, client, family):
         """Rows by identity key (the identity fields' canonical values, in order)."""
         rows = {}
         for row in client.get(self.path, params=self.params, role=family.read_role) or []:
             key = tuple(field.canonical(row.get(field.wire)) for field in family.identity)
-            rows[key] = self.item(row) if self.item else row
+            rows[key] = self.row(row) if self.row else row
         return rows
 
 
@@ -80,7 +99,7 @@ class ItemStore:
         """A read at ``path``; the family's typed absence answer is ABSENT, any other failure is raised.
         PBS answers a section's digest beside ``data``: it is kept with the object, as PVE keeps it inside."""
         try:
-            if family.scheme != 'pbs':
+            if not SCHEMES[family.scheme].digest_beside_data:
                 return client.get(path, params=params, role=family.read_role) or {}
             reply = client.request('GET', path, params, role=family.read_role)
         except ApiError as exc:
@@ -117,8 +136,8 @@ class QueryStore(ItemStore):
 
     def read(self, client, family, ident):
         rows = self.read_at(client, family, family.collection_path(ident), family.identity_form(ident))
-        if rows is ABSENT:
-            return ABSENT
+        if absent(rows):
+            return rows
         if not isinstance(rows, list) or len(rows) != 1:
             raise Unreadable('%s: %s answered %d objects where it names one; it is not treated as absent'
                              % (family.describe(ident), family.collection_path(ident), len(rows or [])))
@@ -154,14 +173,14 @@ class ConfirmedAbsenceStore(ItemStore):
 
     def read(self, client, family, ident):
         raw = self.read_at(client, family, family.path(ident) + self.suffix, self.params)
-        if raw is not ABSENT:
+        if not absent(raw):
             return raw
         name = ident[family.identity[-1].option]
         rows = client.get(family.collection_path(ident), params=self.list_params, role=family.read_role) or []
         if any(str(row.get(self.key)) == name for row in rows):
             # Created between the two reads (another run)? Then a second read finds it.
             raw = self.read_at(client, family, family.path(ident) + self.suffix, self.params)
-            if raw is ABSENT:
+            if absent(raw):
                 raise Unreadable('%s is listed by %s but reading it failed; it is not treated as absent'
                                  % (family.describe(ident), family.collection_path(ident)))
         return raw
@@ -182,81 +201,166 @@ class IndexStore(ItemStore):
         return ABSENT
 
 
-class Family:
-    """Everything a module declares about one object family; the core does the rest."""
+class Where:
+    """Where a family's objects live and how they are reached (ARCHITECTURE.md section 4, *where*).
 
-    def __init__(self, name, identity, fields, item=None, collection=None, create_on='collection', absence=None,
-                 scheme='pve', read_role='read', write_role='provision', retain=False, send_digest=False,
-                 task_timeout=None, view=None, report=None, store=None, check_declaration=None, listing=None,
-                 schema=None, check_create=None, singleton=False, created=None, list_delete=False, removed=None,
-                 type_rules=None, settle=None, check_found=None, advise=None, check_write=None, options=None,
-                 builtin=None, export=None, unavailable=None, placeholders=None, check_references=None):
-        self.name = name
-        self.identity = identity
-        self.fields = fields
+    ``item`` and ``collection`` are path templates; ``create_on`` says whether a create POSTs to the collection
+    or to the item path; ``store`` reads and writes one object (ItemStore unless the family's shape differs);
+    ``listing`` reads a whole family in one request where its rows carry every managed field; ``absence`` is the
+    typed answer that means "no such object"; ``read_role``/``write_role`` the credentials that read and write;
+    ``schema`` the call whose parameters the fields' copied rules come from (checked against the official schema).
+    """
+
+    def __init__(self, item=None, collection=None, create_on='collection', store=None, listing=None, absence=None,
+                 read_role='read', write_role='provision', schema=None):
         self.item = item
         self.collection = collection
         self.create_on = create_on
-        # A singleton always exists (datacenter options, a scope's firewall options): no state option,
-        # no create, no delete, and no answer means absent.
-        self.singleton = singleton
-        # What a create's answer holds that no read ever gives again (a new API token's secret):
-        # created(answer) -> values merged into the result of that one run.
-        self.created = created
-        # delete= as an array parameter (repeated keys), as PVE's notification API takes it.
-        self.list_delete = list_delete
-        # A built-in object PVE cannot remove: its DELETE resets it instead. removed(raw) says a read is
-        # in that reset state, which is what state=absent can reach.
-        self.removed = removed
-        self.absence = absence or (Absence(()) if singleton else Absence())
-        self.scheme = scheme
+        self.store = store
+        self.listing = listing
+        self.absence = absence
         self.read_role = read_role
         self.write_role = write_role
+        self.schema = schema
+
+
+class Lifecycle:
+    """How a family's objects live (ARCHITECTURE.md section 4, *how it lives*).
+
+    * ``singleton``: the object always exists (datacenter options, a scope's firewall options): no state option,
+      no create, no delete, and no answer means unreadable, never absent;
+    * ``retain``: the object holds data, so state=absent also needs confirm_removal=true;
+    * ``send_digest``: updates carry the digest read, so another writer's change is never overwritten;
+    * ``list_delete``: delete= as an array parameter (repeated keys), as PVE's notification API takes it;
+    * ``task_timeout``: writes start a worker task, waited for this long by default (a task_timeout option);
+    * ``settle``: seconds to re-read after a write until the object matches (PVE answers some writes, a Ceph
+      pool's, with a task that ends before Ceph applied them); None: one read back (a settle_timeout option).
+    """
+
+    def __init__(self, singleton=False, retain=False, send_digest=False, list_delete=False, task_timeout=None,
+                 settle=None):
+        self.singleton = singleton
         self.retain = retain
         self.send_digest = send_digest
+        self.list_delete = list_delete
         self.task_timeout = task_timeout
-        self.view = view
-        self.report = report
-        self.store = store or ItemStore()
-        self.check_declaration = check_declaration
-        # Which options each ``type`` takes (type_rules.TypeRules): a declared option the type does not take
-        # is refused, and only the type's own options are compared.
-        self.type_rules = type_rules
-        # Rules only a create must meet (a secret PVE's add hook insists on): judged once the object is absent.
-        self.check_create = check_create
-        # check_references(client, declaration, raw, batch) refuses, before a create or an update writes anything,
-        # a reference to an object that neither exists nor is declared in the same ``declare`` task (``batch``: its
-        # items), such as an IP set entry naming a missing alias. It may read the lists it needs.
-        self.check_references = check_references
-        self.listing = listing
-        # Seconds to re-read after a write until the object matches: PVE answers some writes (a Ceph pool's)
-        # with a task that ends before Ceph applied them. None: one read back.
         self.settle = settle
-        # check_found(declaration, raw, changed) refuses what the live object forbids (a pool CephFS owns).
-        self.check_found = check_found
-        # advise(declaration, raw) -> warnings about a found object nothing can write (a ZFS pool's layout).
-        self.advise = advise
-        # check_write(declaration, raw, plan) refuses, in a real run only, a write the task did not confirm (a
-        # prune job's narrowed retention: check mode warns through advise, a real run needs the confirmation).
-        self.check_write = check_write
-        # Options of the module that are not fields (a confirmation): name -> argument spec; their values are
-        # the declaration's ``options``.
-        self.options = options or {}
-        # builtin(ident, raw): an object the server ships (the pam realm, a PVE* role), left out of an export
-        # unless asked for.
-        self.builtin = builtin
-        # export(client, family) -> [(ident, raw)]: how the export finds every object, where the generic way
-        # (export.py: the listing, else the collection and one read per object) does not fit.
-        self.export = export
-        # An answer that means the service the family lives in is not set up (Ceph not installed): an export
-        # reports the family as skipped, naming it, instead of failing. Any other failure still fails.
-        self.unavailable = re.compile(unavailable) if unavailable else None
-        # The secrets an export puts a placeholder for: {wire name: the types that take it, or None for all}.
-        # None: every secret the object's type takes (type_rules), or every secret. {}: none (a guest's root
-        # password is a create parameter of a create the export never declares).
+
+
+class Exporting:
+    """How a family's objects are exported (ARCHITECTURE.md section 4, *how it is exported*).
+
+    * ``placeholders``: the secrets an export puts a placeholder for, {wire name: the types that take it, or
+      None for all}. None: every secret the object's type takes (type_rules), or every secret. {}: none (a
+      guest's root password is a create parameter of a create the export never declares);
+    * ``unavailable``: an answer that means the service the family lives in is not set up (Ceph not installed):
+      an export reports the family as skipped, naming it, instead of failing. Any other failure still fails.
+    """
+
+    def __init__(self, placeholders=None, unavailable=None):
         self.placeholders = placeholders
-        # The call whose parameters the fields' copied rules come from (checked against the official schema).
-        self.schema = schema or ('POST', collection if create_on == 'collection' else item)
+        self.unavailable = re.compile(unavailable) if unavailable else None
+
+
+class Family:
+    """Everything a module declares about one object family; the core does the rest.
+
+    The constructor takes the family's table: its ``module`` (the module name it is registered under, see
+    registry.py), a ``name`` for messages, ``identity`` and ``fields`` (kinds from fields.py), and one object per
+    concern (``where``, ``lifecycle``, ``exporting``), plus ``scheme`` (pve or pbs), ``type_rules`` (which options
+    each ``type`` takes) and ``controls`` (module options that are not fields, such as a confirmation: name ->
+    argument spec; their values are the declaration's ``controls``).
+
+    What a family does differently is a method it overrides, each taking (declaration, raw, ...) and doing
+    nothing by default: the checks (``check_declaration``, ``check_create``, ``check_found``,
+    ``check_references``, ``check_write``), what is said or returned (``advise``, ``created``, ``report``,
+    ``view``), how a reset built-in looks (``is_reset``), what an export leaves out (``is_builtin``) or how it
+    finds every object (``find_all``). The run itself (``reconcile``) is a fixed sequence of steps
+    (read, plan, preflight, act, finish) that guests, staged families and applies override, never re-implement.
+    """
+
+    # Within one module's objects in a declare, lower ranks are written first (security groups before the
+    # rules that name them).
+    declare_rank = 0
+
+    def __init__(self, module, name, identity, fields, where, scheme='pve', lifecycle=None, exporting=None,
+                 type_rules=None, controls=None):
+        where = where or Where()
+        lifecycle = lifecycle or Lifecycle()
+        exporting = exporting or Exporting()
+        self.module = module
+        self.name = name
+        self.identity = identity
+        self.fields = fields
+        self.scheme = scheme
+        self.item = where.item
+        self.collection = where.collection
+        self.create_on = where.create_on
+        self.store = where.store or ItemStore()
+        self.listing = where.listing
+        self.read_role = where.read_role
+        self.write_role = where.write_role
+        self.singleton = lifecycle.singleton
+        self.absence = where.absence or (Absence(()) if self.singleton else Absence())
+        self.schema = where.schema or ('POST', self.collection if self.create_on == 'collection' else self.item)
+        self.retain = lifecycle.retain
+        self.send_digest = lifecycle.send_digest
+        self.list_delete = lifecycle.list_delete
+        self.task_timeout = lifecycle.task_timeout
+        self.settle = lifecycle.settle
+        self.placeholders = exporting.placeholders
+        self.unavailable = exporting.unavailable
+        self.type_rules = type_rules
+        self.controls = controls or {}
+
+    # -- what a family may override (each does nothing by default) ----------------------------------
+    def check_declaration(self, declaration):
+        """Refuse, before any request, a declaration the fields' own rules let through (DeclarationError)."""
+
+    def check_create(self, declaration):
+        """Refuse what only a create must meet (a secret PVE's add hook insists on): judged once absent."""
+
+    def check_found(self, declaration, raw, changed):
+        """Refuse what the live object forbids (a pool CephFS owns), in check mode too."""
+
+    def check_references(self, declaration, raw, batch, client):
+        """Refuse, before a create or an update writes anything, a reference to an object that neither exists nor
+        is declared in the same ``declare`` task (``batch``: its entries), such as an IP set entry naming a missing
+        alias. It may read the lists it needs."""
+
+    def check_write(self, declaration, raw, the_plan):
+        """Refuse, in a real run only, a write the task did not confirm (a prune job's narrowed retention)."""
+
+    def advise(self, declaration, raw):
+        """Warnings about a found object nothing can write (a ZFS pool's layout)."""
+        return []
+
+    def created(self, declaration, answer):
+        """What a create's answer holds that no read ever gives again (a new API token's secret), merged into
+        the result of that one run."""
+        return {}
+
+    def report(self, raw):
+        """What the returned object shows beside the managed fields (member counts, tokens)."""
+        return {}
+
+    def view(self, raw):
+        """The read as the fields see it, where the wire shape differs (a nested answer)."""
+        return raw
+
+    def is_reset(self, raw):
+        """A built-in object PVE cannot remove answers its DELETE by resetting: whether a read is in that reset
+        state, which is what state=absent can reach."""
+        return False
+
+    def is_builtin(self, ident, raw):
+        """An object the server ships (the pam realm, a PVE* role): an export leaves it out unless asked for."""
+        return False
+
+    def find_all(self, client):
+        """[(ident, raw)] of every object, where the export's generic way (the listing, else the collection and one
+        read per object) does not fit; None: the generic way."""
+        return None
 
     # -- the module's interface ----------------------------------------------------------
     def resolve(self, params):
@@ -266,8 +370,9 @@ class Family:
     def run(self, client, params, check_mode):
         return reconcile(client, self, params, check_mode=check_mode)
 
-    def argument_spec(self):
-        spec = dict(CONNECTION_ARGUMENT_SPEC)
+    def object_spec(self):
+        """The module's options for one object (the connection's are added by the entry point)."""
+        spec = {}
         for field in self.identity + self.fields:
             option = field.argument_spec()
             # An option only some types take has no argument default: a value in the task's parameters must
@@ -283,7 +388,7 @@ class Family:
             spec['task_timeout'] = dict(type='int', default=self.task_timeout)
         if self.settle:
             spec['settle_timeout'] = dict(type='int', default=self.settle)
-        spec.update((name, dict(option)) for name, option in self.options.items())
+        spec.update((name, dict(option)) for name, option in self.controls.items())
         return spec
 
     # -- paths and forms -------------------------------------------------------------------
@@ -325,15 +430,15 @@ class Family:
             raise Refused('%s holds data: state=absent also needs confirm_removal=true' % self.describe(ident))
         if self.type_rules:
             self.type_rules.check(self.fields, declared, state)
-        if self.check_declaration:
-            self.check_declaration(ident, declared, state)
         settle = params.get('settle_timeout')
+        declaration = Declaration(ident, declared, state, params.get('task_timeout') or self.task_timeout,
+                                  settle=self.settle if settle is None else settle,
+                                  controls=dict((name, params.get(name, option.get('default')))
+                                                for name, option in self.controls.items()))
+        self.check_declaration(declaration)
         if settle is not None and settle < 0:
             raise DeclarationError('option settle_timeout: %r is below the minimum 0' % settle)
-        return Declaration(ident, declared, state, params.get('task_timeout') or self.task_timeout,
-                           settle=self.settle if settle is None else settle,
-                           options=dict((name, params.get(name, option.get('default')))
-                                        for name, option in self.options.items()))
+        return declaration
 
     def managed(self, declaration):
         """Fields compared in this run: declared ones, and undeclared ones that mean a default (of those the
@@ -345,20 +450,20 @@ class Family:
 
     def current(self, raw):
         """Canonical live values of every readable field, from a raw read."""
-        view = self.view(raw) if self.view else raw
+        view = self.view(raw)
         return dict((field.option, field.live(view.get(field.wire, MISSING)))
                     for field in self.fields if field.compared)
 
     def managed_view(self, ident, raw, managed):
         """Identity and the managed fields' live values: what a diff shows."""
-        if raw is ABSENT:
+        if absent(raw):
             return {}
         current = self.current(raw)
         view = dict(ident)
         view.update((field.option, current[field.option]) for field in managed)
         return view
 
-    def exported(self, ident, raw):
+    def export_options(self, ident, raw):
         """The module options that declare this live object as it is: the identity, every field that is set and
         managed only when declared, and every field with a default that differs from it, in canonical form (what
         the comparison uses, so declaring them back is a no-op). Secrets, create parameters and removal parameters
@@ -388,12 +493,12 @@ class Family:
         taken = self.type_rules.taken(kind) if self.type_rules else None
         return [field for field in secrets if taken is None or field.wire in taken]
 
-    # -- what declare asks of every task it batches (an Applier answers the same) ----------------
+    # -- the steps reconcile() runs, which declare and the export call too (an Applier answers the same) ---
     def read(self, client, declaration):
         return self.store.read(client, self, declaration.ident)
 
-    def judge(self, declaration, raw, batch=()):
-        return plan(self, declaration, raw)
+    def plan(self, declaration, raw, batch=()):
+        return field_plan(self, declaration, raw)
 
     def object_view(self, declaration, raw):
         return self.managed_view(declaration.ident, raw, self.managed(declaration))
@@ -401,24 +506,67 @@ class Family:
     def diff(self, declaration, raw, the_plan):
         return diff_of(self, declaration, raw, the_plan.action)
 
-    def live_object(self, ident, raw, managed):
-        """The returned ``object``: the managed view plus what the family reports (member counts, tokens)."""
-        result = self.managed_view(ident, raw, managed)
-        if result and self.report:
-            result.update(self.report(raw))
+    def outcome(self, declaration, raw, the_plan):
+        """The result before anything is written: changed, plan, diff and warnings (what check mode returns,
+        with the object)."""
+        result = dict(changed=the_plan.action != 'none', plan=the_plan.as_dict(), warnings=[],
+                      diff=self.diff(declaration, raw, the_plan))
+        if not absent(raw):
+            result['warnings'].extend(self.advise(declaration, raw))
+        return result
+
+    def preflight(self, client, declaration, raw, the_plan, result, check_mode):
+        """What is refused before a write, in check mode too (references) or in a real run only (check_write)."""
+        if the_plan.action in ('create', 'update'):
+            self.check_references(declaration, raw, (), client)
+        if not check_mode and the_plan.action != 'none':
+            self.check_write(declaration, raw, the_plan)
+
+    def act(self, client, declaration, raw, the_plan, result):
+        """Write what the plan says, wait for its task and read back until it matches; returns (the object as read
+        afterwards, the plan written, or the re-judged one when another writer left nothing to do)."""
+        ident = declaration.ident
+        seen = [raw]  # the object as last read: a re-judge reads it again
+
+        def rejudge():
+            seen[0] = self.read(client, declaration)
+            again = self.plan(declaration, seen[0])
+            result.update(diff=self.diff(declaration, seen[0], again))
+            return again
+
+        the_plan, answer = rejudged_once(self, ident, the_plan,
+                                         lambda current: write(client, self, declaration, current, seen[0]),
+                                         rejudge, result['warnings'])
+        if the_plan.action == 'none':
+            return seen[0], the_plan
+        if the_plan.action == 'create':
+            result.update(self.created(declaration, answer))
+        upid = wait_if_task(client, answer, self.write_role, declaration.task_timeout or 60, result['warnings'])
+        after = read_back(client, self, declaration, the_plan, upid)
+        if the_plan.action == 'delete' and not absent(after):
+            result['warnings'].append('%s is built in and cannot be removed: it was reverted to its shipped defaults'
+                                      % self.describe(ident))
+        return after, the_plan
+
+    def finish(self, client, declaration, raw, the_plan, result):
+        """The result's ``object``: the managed view plus what the family reports (member counts, tokens)."""
+        view = self.object_view(declaration, raw)
+        if view:
+            view.update(self.report(raw))
+        result['object'] = view
         return result
 
 
 class Declaration:
-    def __init__(self, ident, values, state, task_timeout, settle=None, options=None):
+    def __init__(self, ident, values, state, task_timeout, settle=None, controls=None):
         self.ident = ident
         self.values = values
         self.state = state
         self.task_timeout = task_timeout
         # Seconds a write may take to show after its task ended (the family's settle, or the task's settle_timeout).
         self.settle = settle
-        # The family's own options that are not fields (Family.options).
-        self.options = options or {}
+        # The values of the family's module options that are not fields (Family.controls).
+        self.controls = controls or {}
 
     def desired(self, field):
         return self.values[field.option] if field.option in self.values else field.default
@@ -436,29 +584,27 @@ class Plan:
 
 def is_removed(family, raw):
     """Absent, or a built-in in the state its DELETE leaves it in (PVE resets what it cannot remove)."""
-    return raw is ABSENT or bool(family.removed and family.removed(raw))
+    return absent(raw) or bool(family.is_reset(raw))
 
 
-def plan(family, declaration, raw):
-    """What one declaration asks of the live object; never touches the server."""
-    read = 'absent' if raw is ABSENT else 'found'
+def field_plan(family, declaration, raw):
+    """What one declaration asks of the live object, field by field; never touches the server."""
+    read = 'absent' if absent(raw) else 'found'
     managed = family.managed(declaration)
     if declaration.state == 'absent':
-        if family.check_found and raw is not ABSENT:
+        if not absent(raw):
             family.check_found(declaration, raw, [])
         return Plan(read, 'none' if is_removed(family, raw) else 'delete', [])
-    if raw is ABSENT and family.singleton:
+    if absent(raw) and family.singleton:
         raise Unreadable('%s has no answer to read, and it always exists' % family.describe(declaration.ident))
-    if raw is ABSENT:
-        if family.check_create:
-            family.check_create(declaration)
+    if absent(raw):
+        family.check_create(declaration)
         changed = [field.option for field in managed if not field.is_unset(declaration.desired(field))]
         return Plan(read, 'create', changed)
     current = family.current(raw)
     changed = [field.option for field in managed
                if not field.create_only and field.differs(declaration.desired(field), current[field.option])]
-    if family.check_found:
-        family.check_found(declaration, raw, changed)
+    family.check_found(declaration, raw, changed)
     for field in managed:
         if field.create_only and field.differs(declaration.desired(field), current[field.option]):
             raise Refused(
@@ -501,7 +647,7 @@ def update_form(family, declaration, changed, raw):
                 and value is not UNMANAGED and value is not None and not field.is_unset(value)):
             form[field.wire] = field.encode(value)
     if delete:
-        if family.scheme == 'pbs':
+        if SCHEMES[family.scheme].delete_as_list:
             form['delete'] = delete
         else:
             form['delete'] = Repeated(delete) if family.list_delete else ','.join(delete)
@@ -523,49 +669,20 @@ def diff_of(family, declaration, raw, action):
 
 
 def reconcile(client, family, params, check_mode=False):
-    """Bring one object to its declaration; returns the module result (changed, diff, object, plan)."""
+    """Bring one object to its declaration; returns the module result (changed, diff, object, plan).
+
+    The one pipeline: read, plan, preflight, then (a real run with something to do) act, and finish. A family
+    that differs overrides a step (a guest's act also resizes and powers, a staged family's finish says what is
+    pending, an apply's act applies), never the sequence."""
     declaration = family.declaration(params)
-    ident = declaration.ident
-    raw = family.store.read(client, family, ident)
-    the_plan = plan(family, declaration, raw)
-    managed = family.managed(declaration)
-    result = dict(changed=the_plan.action != 'none', plan=the_plan.as_dict(),
-                  diff=diff_of(family, declaration, raw, the_plan.action), warnings=[])
-    if family.advise and raw is not ABSENT:
-        result['warnings'].extend(family.advise(declaration, raw))
-    if family.check_references and the_plan.action in ('create', 'update'):
-        family.check_references(client, declaration, raw, ())
-    if check_mode or the_plan.action == 'none':
-        result['object'] = family.live_object(ident, raw, managed)
-        return result
-    if family.check_write:
-        family.check_write(declaration, raw, the_plan)
-
-    seen = [raw]  # the object as last read: a re-judge reads it again
-
-    def rejudge():
-        seen[0] = family.store.read(client, family, ident)
-        again = plan(family, declaration, seen[0])
-        result.update(changed=again.action != 'none', plan=again.as_dict(),
-                      diff=diff_of(family, declaration, seen[0], again.action))
-        return again
-
-    the_plan, answer = rejudged_once(family, ident, the_plan,
-                                     lambda current: write(client, family, declaration, current, seen[0]),
-                                     rejudge, result['warnings'])
-    if the_plan.action == 'none':
-        result['object'] = family.live_object(ident, seen[0], managed)
-        return result
-    if the_plan.action == 'create' and family.created:
-        result.update(family.created(answer))
-    upid = wait_if_task(client, answer, family.write_role, declaration.task_timeout or 60, result['warnings'])
-
-    after = read_back(client, family, declaration, the_plan, upid)
-    if the_plan.action == 'delete' and after is not ABSENT:
-        result['warnings'].append('%s is built in and cannot be removed: it was reverted to its shipped defaults'
-                                  % family.describe(ident))
-    result['object'] = family.live_object(ident, after, managed)
-    return result
+    raw = family.read(client, declaration)
+    the_plan = family.plan(declaration, raw)
+    result = family.outcome(declaration, raw, the_plan)
+    family.preflight(client, declaration, raw, the_plan, result, check_mode)
+    if not check_mode and the_plan.action != 'none':
+        raw, the_plan = family.act(client, declaration, raw, the_plan, result)
+        result.update(changed=the_plan.action != 'none', plan=the_plan.as_dict())
+    return family.finish(client, declaration, raw, the_plan, result)
 
 
 def rejudged_once(family, ident, the_plan, write_plan, rejudge, warnings):
@@ -629,7 +746,7 @@ def read_back(client, family, declaration, the_plan, upid):
     seen = []
 
     def converged():
-        seen[:] = [family.store.read(client, family, declaration.ident)]
+        seen[:] = [family.read(client, declaration)]
         try:
             verify(family, declaration, the_plan, seen[0])
         except NotConverged as exc:
@@ -652,10 +769,10 @@ def verify(family, declaration, the_plan, raw):
         if not is_removed(family, raw):
             raise NotConverged('the delete of %s returned no error but it is still present' % what)
         return
-    if raw is ABSENT:
+    if absent(raw):
         raise NotConverged('the write returned no error but %s is still absent' % what)
     try:
-        leftover = plan(family, declaration, raw)
+        leftover = field_plan(family, declaration, raw)
     except Refused as exc:  # a create-only key PVE ignored, or an owner it gave the object: not what was written
         raise NotConverged('%s was written, but reading it back: %s'
                            % (what, str(exc).replace(' Nothing was written.', '')))

@@ -14,10 +14,9 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.homeflare.proxmox.plugins.module_utils.credentials import CONNECTION_ARGUMENT_SPEC
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import NotConverged, Refused
 from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import (
-    ABSENT, Declaration, Family, ItemStore, Plan, reconcile)
+    ABSENT, Declaration, Family, ItemStore, Plan, absent, reconcile)
 from ansible_collections.homeflare.proxmox.plugins.module_utils.tasks import parse_upid, wait_if_task
 
 
@@ -36,79 +35,96 @@ class StagedStore(ItemStore):
 
 class Staged(Family):
     """A family whose writes are staged: the result also says whether the object is ``pending``
-    (``pending_state``: PVE's new, changed or deleted) until an apply makes it live."""
+    (``pending_state``: PVE's new, changed or deleted) until an apply makes it live. Its store is a StagedStore
+    unless ``where`` names one."""
 
-    def __init__(self, name, identity, fields, store=None, **kwargs):
-        super(Staged, self).__init__(name, identity, fields, store=store or StagedStore(), **kwargs)
+    def __init__(self, module, name, identity, fields, where, **kwargs):
+        if where.store is None:
+            where.store = StagedStore()
+        super(Staged, self).__init__(module, name, identity, fields, where, **kwargs)
 
-    def run(self, client, params, check_mode):
-        result = reconcile(client, self, params, check_mode=check_mode)
-        row = self.store.read_pending(client, self, self.declaration(params).ident)
-        state = None if row is ABSENT else row.get('state')
+    def finish(self, client, declaration, raw, the_plan, result):
+        result = super(Staged, self).finish(client, declaration, raw, the_plan, result)
+        row = self.store.read_pending(client, self, declaration.ident)
+        state = None if absent(row) else row.get('state')
         result.update(pending=state is not None, pending_state=state)
         return result
 
 
 class Applier:
-    """The task of an apply module; ``declare`` judges it after the objects it applies."""
+    """The task of an apply module; ``declare`` plans it after the objects it applies. It runs through the same
+    reconcile() steps as a family: its read is "what is staged", its act the apply."""
 
     fields = []
     listing = None
     scheme = 'pve'
     singleton = True
+    declare_rank = 0
     # The modules whose writes this apply makes live (in a batch: their drift means "will be staged").
     applies = ()
+    # The module options that are not the identity (a revert): name -> argument spec.
+    controls = {}
 
-    def __init__(self, name, identity, task_timeout=60, schema=None):
+    def __init__(self, module, name, identity, task_timeout=60, schema=None):
+        self.module = module
         self.name = name
         self.identity = identity
         self.task_timeout = task_timeout
         self.schema = schema  # the call the identity's rules come from (checked against the official schema)
 
     # -- the module's interface ------------------------------------------------------------
-    def argument_spec(self):
-        spec = dict(CONNECTION_ARGUMENT_SPEC)
+    def object_spec(self):
+        spec = {}
         for field in self.identity:
             spec[field.option] = field.argument_spec()
         spec['task_timeout'] = dict(type='int', default=self.task_timeout)
-        spec.update(self.options())
+        spec.update(self.controls)
         return spec
-
-    def options(self):
-        return {}
 
     def resolve(self, params):
         return self
 
+    def run(self, client, params, check_mode):
+        return reconcile(client, self, params, check_mode=check_mode)
+
     def declaration(self, params):
         ident = dict((field.option, field.declared(params[field.option])) for field in self.identity)
-        return Declaration(ident, dict((option, params.get(option)) for option in self.options()), 'present',
-                           params.get('task_timeout') or self.task_timeout)
+        return Declaration(ident, {}, 'present', params.get('task_timeout') or self.task_timeout,
+                           controls=dict((option, params.get(option)) for option in self.controls))
 
     def key(self, ident):
         return tuple(ident[field.option] for field in self.identity)
 
-    def run(self, client, params, check_mode):
-        declaration = self.declaration(params)
-        staged = self.read(client, declaration)
-        the_plan = self.judge(declaration, staged)
-        result = dict(changed=the_plan.action != 'none', plan=the_plan.as_dict(), warnings=[],
-                      diff=self.diff(declaration, staged, the_plan))
-        if the_plan.action != 'none':
-            try:
-                self.precondition(client, declaration)
-            except Refused as exc:
-                if not check_mode:
-                    raise
-                # Check mode still reports the plan: the earlier tasks of a real run may clear the obstacle.
-                result['warnings'].append('a real run would refuse now: %s' % exc)
-        if check_mode or the_plan.action == 'none':
-            result['object'] = self.object_view(declaration, staged)
-            return result
-        return self.apply(client, declaration, staged, result)
+    # -- the reconcile() steps -------------------------------------------------------------------
+    def outcome(self, declaration, staged, the_plan):
+        return dict(changed=the_plan.action != 'none', plan=the_plan.as_dict(), warnings=[],
+                    diff=self.diff(declaration, staged, the_plan))
 
-    # -- judging (declare calls these too) -----------------------------------------------------
-    def judge(self, declaration, staged, batch=()):
+    def preflight(self, client, declaration, staged, the_plan, result, check_mode):
+        if the_plan.action == 'none':
+            return
+        try:
+            self.precondition(client, declaration)
+        except Refused as exc:
+            if not check_mode:
+                raise
+            # Check mode still reports the plan: the earlier tasks of a real run may clear the obstacle.
+            result['warnings'].append('a real run would refuse now: %s' % exc)
+
+    def act(self, client, declaration, staged, the_plan, result):
+        return self.apply(client, declaration, result), the_plan
+
+    def finish(self, client, declaration, staged, the_plan, result):
+        result['object'] = self.object_view(declaration, staged)
+        return result
+
+    def check_references(self, declaration, staged, batch, client):
+        """An apply names nothing; what it applies was checked when it was staged."""
+
+    def advise(self, declaration, staged):
+        return []
+
+    def plan(self, declaration, staged, batch=()):
         """Apply when something is staged, or (in a batch) when an object this apply covers will be written."""
         coming = ['%s (%s)' % (item.name, item.action) for item in batch
                   if item.module in self.applies and item.action not in (None, 'none') and self.covers(declaration,
@@ -130,8 +146,9 @@ class Applier:
         return dict(before=before, after=after)
 
     # -- the write ------------------------------------------------------------------------------
-    def apply(self, client, declaration, staged, result):
-        """Apply once, wait for the task, and fail if anything is still staged afterwards."""
+    def apply(self, client, declaration, result):
+        """Apply once, wait for the task, and fail if anything is still staged afterwards; returns what is staged
+        then (nothing)."""
         answer = self.send(client, declaration)
         if wait_if_task(client, answer, 'provision', declaration.task_timeout, result['warnings']):
             result['task'] = answer
@@ -142,8 +159,7 @@ class Applier:
             raise NotConverged('%s: the %s returned no error, but still staged: %s. %s' % (
                 self.describe(declaration.ident), self.action(declaration), ', '.join(leftover), self.inspect_hint(
                     declaration)))
-        result['object'] = self.object_view(declaration, after)
-        return result
+        return after
 
     def precondition(self, client, declaration):
         """Checked before a write (a degraded cluster); in check mode a refusal is a warning."""
@@ -251,8 +267,7 @@ class NetworkApply(Applier):
 
     applies = ('node_network',)
 
-    def options(self):
-        return dict(revert=dict(type='bool', default=False))
+    controls = dict(revert=dict(type='bool', default=False))
 
     def describe(self, ident):
         return "the network of node '%s'" % ident['node']
@@ -261,7 +276,7 @@ class NetworkApply(Applier):
         return item.declaration.ident.get('node') == declaration.ident['node']
 
     def action(self, declaration):
-        return 'revert' if declaration.values.get('revert') else 'apply'
+        return 'revert' if declaration.controls.get('revert') else 'apply'
 
     def read(self, client, declaration):
         return dict(pending_lines=staged_interface_lines(client, declaration.ident['node']))

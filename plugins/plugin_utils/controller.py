@@ -27,7 +27,7 @@ from ansible.plugins.action import ActionBase
 from ansible.utils.vars import merge_hash
 
 from ansible_collections.homeflare.proxmox.plugins.module_utils import api, credentials
-from ansible_collections.homeflare.proxmox.plugins.module_utils.entry import execute, secret_values, task_of
+from ansible_collections.homeflare.proxmox.plugins.module_utils.entry import argument_spec, execute, secret_values, task_of
 
 # Where a task runs: ``auto`` (the controller when the connection is local), ``controller`` or ``module``.
 EXECUTION_VARIABLE = 'homeflare_proxmox_execution'
@@ -48,7 +48,7 @@ class ActionModule(ActionBase):
         result = super(ActionModule, self).run(tmp, task_vars)
         task = task_of(importlib.import_module('%s.%s' % (MODULES_PACKAGE, self._module_name())))
         with self._task_environment():
-            validation = ModuleArgumentSpecValidator(task.argument_spec()).validate(plain(self._task.args))
+            validation = ModuleArgumentSpecValidator(argument_spec(task)).validate(plain(self._task.args))
             params = validation.validated_parameters
             result.update(self._outcome(task, validation))
         if inject_invocation(task_vars):

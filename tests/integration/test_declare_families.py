@@ -15,7 +15,7 @@ from test_guest_families import MATRIX as GUESTS_MATRIX, seed_guests
 from test_ha_families import GUESTS as HA_GUESTS, MATRIX as HA
 from test_matrix import api
 
-from ansible_collections.homeflare.proxmox.plugins.module_utils.declare import ORDER
+from ansible_collections.homeflare.proxmox.plugins.module_utils.registry import ORDER
 
 MATRIX = dict(ACCESS_NOTIFY, **CLUSTER)
 MATRIX.update(HA)

@@ -9,7 +9,7 @@ import os
 
 import pytest
 
-from simulator.handlers.guests import add_guest
+from simulator.pve.handlers.guests import add_guest
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DECLARE = os.path.join(REPO, 'plugins', 'modules', 'declare.py')

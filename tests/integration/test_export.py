@@ -77,7 +77,7 @@ def test_every_pve_family_exports_as_a_declaration_that_applies_as_a_no_op(sim, 
     assert drifted == [] and judged['summary']['matched'] == judged['summary']['judged']
     assert sim.writes() == []
     # in declare's order, objects in identity order
-    from ansible_collections.homeflare.proxmox.plugins.module_utils.declare import ORDER
+    from ansible_collections.homeflare.proxmox.plugins.module_utils.registry import ORDER
     assert list(exported['objects']) == [module for module in ORDER if module in exported['objects']]
 
     again, _judged = export_then_declare(sim, playbook, check_connection=as_root(sim, {}))

@@ -15,7 +15,7 @@ from conftest import EXECUTION_PATHS
 from test_ha_families import task
 from test_matrix import api
 
-from simulator.handlers.guests import add_guest
+from simulator.pve.handlers.guests import add_guest
 
 DEBIAN = 'local:vztmpl/debian-12-standard_12.7-1_amd64.tar.zst'
 UBUNTU = 'local:vztmpl/ubuntu-24.04-standard_24.04-2_amd64.tar.zst'

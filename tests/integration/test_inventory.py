@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from collection_root import COLLECTIONS
-from simulator.handlers.guests import add_guest, set_guest_interfaces
+from simulator.pve.handlers.guests import add_guest, set_guest_interfaces
 
 BIN = os.path.dirname(sys.executable)
 PREFIX = 'proxmox_'

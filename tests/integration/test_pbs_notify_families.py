@@ -15,7 +15,7 @@ import pytest
 
 from conftest import EXECUTION_PATHS
 from test_matrix import assert_drift_named
-from simulator.pbs_notify import BUILTIN_ENDPOINTS, BUILTIN_MATCHERS
+from simulator.pbs.handlers.notifications import BUILTIN_ENDPOINTS, BUILTIN_MATCHERS
 from test_pbs_families import pbs_api, pbs_connection
 
 SMTP_PASSWORD = 'PbsSmtpPassw0rd-4a7'

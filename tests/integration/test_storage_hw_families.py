@@ -16,8 +16,8 @@ import pytest
 from conftest import EXECUTION_PATHS, connection
 from test_matrix import api, assert_drift_named
 
-from simulator.handlers.ceph import autoscale, ceph_init
-from simulator.handlers.zfs import zfs_init
+from simulator.pve.handlers.ceph import autoscale, ceph_init
+from simulator.pve.handlers.zfs import zfs_init
 
 SETUP = []
 ZFS_DISKS = ['/dev/disk/by-id/ata-SIM_SSD_node2_0', '/dev/disk/by-id/ata-SIM_SSD_node2_1']

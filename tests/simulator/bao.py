@@ -41,7 +41,7 @@ from dataclasses import dataclass
 
 from .auth import check_path, normalize_path
 from .formats import TOKENID_RE, USERID_RE
-from .pve import Response, split_target
+from .http import Response, split_target
 
 DEFAULT_MOUNT = "proxmox-sim"
 PBS_MOUNT = "proxmox-backup-sim"
@@ -78,7 +78,7 @@ def _errors(status, *messages):
 
 
 class BaoEngine:
-    """The credential engine app (plugs into ``server.Member`` like ``PveApi``)."""
+    """The credential engine app (plugs into ``http.Member`` like ``PveApi``)."""
 
     server_header = None     # Go's net/http sends no Server header
     close_on_error = False   # and keeps the connection open after an error

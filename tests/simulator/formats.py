@@ -11,6 +11,8 @@ families touch).
 import ipaddress
 import re
 
+from .privileges import VALID_PRIVS
+
 
 class FormatError(Exception):
     """A format checker refused a value (message as PVE's die text)."""
@@ -210,7 +212,6 @@ def verify_content(value):
 
 
 def verify_priv(value):
-    from .auth import VALID_PRIVS  # local import: auth imports formats
     if value not in VALID_PRIVS:
         raise FormatError(f"invalid privilege '{value}'")
 

@@ -20,6 +20,7 @@ import threading
 from pathlib import Path
 
 from .errors import ApiError
+from .fallback_schema import TREE as FALLBACK_TREE
 from .formats import FORMATS, FORMAT_VALIDATORS, FormatError, split_list
 
 
@@ -142,8 +143,7 @@ class LazySchema:
 
 
 def _fallback_tree():
-    from .fallback_schema import TREE
-    return TREE
+    return FALLBACK_TREE
 
 
 _SCHEMA = LazySchema(

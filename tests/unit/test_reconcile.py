@@ -4,7 +4,8 @@ import pytest
 
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import (
     ApiError, Conflict, DeclarationError, Forbidden, NotConverged, Refused, Unreachable)
-from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import plan, reconcile
+from ansible_collections.homeflare.proxmox.plugins.module_utils.entry import argument_spec
+from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import field_plan, reconcile
 from ansible_collections.homeflare.proxmox.plugins.modules import acl, pool, role, storage, user
 
 
@@ -69,7 +70,7 @@ class FakeClient:
 
 
 def params(family_module, **values):
-    spec = family_module.FAMILY.argument_spec()
+    spec = argument_spec(family_module.FAMILY)
     result = dict((name, option.get('default')) for name, option in spec.items())
     result.update(api_host=['sim'], api_token_id='root@pam!sim', api_token_secret='s')
     result.update(values)
@@ -145,7 +146,7 @@ def test_role_privs_compare_as_a_set_and_replace_whole():
                        check_mode=True)
     assert result['plan']['changed'] == ['privs']
     decl = role.FAMILY.declaration(params(role, roleid='Mon', privs=['Sys.Audit', 'VM.Audit', 'Sys.Console']))
-    assert plan(role.FAMILY, decl, live['/access/roles/Mon']).action == 'none'
+    assert field_plan(role.FAMILY, decl, live['/access/roles/Mon']).action == 'none'
 
 
 def test_role_needs_a_privilege():
@@ -267,10 +268,11 @@ TASK_UPID = 'UPID:node1:000A1B2C:0123ABCD:6790ABCD:zfscreate:tank:root@pam:'
 
 def task_family():
     from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Text
-    from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Absence, Family
-    return Family(name='zfs pool', identity=[Text('name', required=True)], fields=[Text('comment')],
-                  collection='/nodes/node1/disks/zfs', item='/nodes/node1/disks/zfs/{name}',
-                  absence=Absence((500,), 'does not exist'), task_timeout=120)
+    from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import (
+        Absence, Family, Lifecycle, Where)
+    return Family('zfs_pool', 'zfs pool', identity=[Text('name', required=True)], fields=[Text('comment')],
+                  where=Where(collection='/nodes/node1/disks/zfs', item='/nodes/node1/disks/zfs/{name}',
+                              absence=Absence((500,), 'does not exist')), lifecycle=Lifecycle(task_timeout=120))
 
 
 class TaskClient(FakeClient):
@@ -292,7 +294,7 @@ class TaskClient(FakeClient):
 
 def test_families_that_start_tasks_get_a_timeout_option_and_wait_with_the_write_role():
     family = task_family()
-    assert family.argument_spec()['task_timeout'] == {'type': 'int', 'default': 120}
+    assert argument_spec(family)['task_timeout'] == {'type': 'int', 'default': 120}
     client = TaskClient('WARNINGS: 1')
     result = reconcile(client, family, {'name': 'tank', 'comment': 'x', 'state': 'present', 'task_timeout': 5})
     assert result['warnings'] == ['task %s ended with WARNINGS: 1' % TASK_UPID]
@@ -376,14 +378,14 @@ def test_other_write_errors_are_not_retried():
 
 def singleton_family():
     from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Text
-    from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Family
-    return Family(name='datacenter options', identity=[], fields=[Text('keyboard'), Text('console')],
-                  item='/cluster/options', singleton=True, send_digest=True)
+    from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Family, Lifecycle, Where
+    return Family('cluster_options', 'datacenter options', identity=[], fields=[Text('keyboard'), Text('console')],
+                  where=Where(item='/cluster/options'), lifecycle=Lifecycle(singleton=True, send_digest=True))
 
 
 def test_a_singleton_has_no_state_option_and_is_never_created():
     family = singleton_family()
-    assert 'state' not in family.argument_spec()
+    assert 'state' not in argument_spec(family)
     client = FakeClient({'/cluster/options': {'keyboard': 'en-us', 'digest': 'd1'}})
     result = reconcile(client, family, {'keyboard': 'de', 'console': None})
     assert result['plan'] == {'read': 'found', 'action': 'update', 'changed': ['keyboard']}
@@ -400,9 +402,9 @@ def test_a_singleton_that_answers_nothing_is_unreadable_never_created():
 
 def test_always_sent_fields_go_with_every_update():
     from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Integer, Text
-    from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Family
-    family = Family(name='metric server', identity=[Text('id', required=True)], create_on='item',
-                    item='/cluster/metrics/server/{id}',
+    from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Family, Where
+    family = Family('metric_server', 'metric server', identity=[Text('id', required=True)],
+                    where=Where(create_on='item', item='/cluster/metrics/server/{id}'),
                     fields=[Text('server', always_send=True), Integer('port', always_send=True), Integer('mtu')])
     live = {'server': 'influx', 'port': '8086', 'mtu': 1500}
     client = FakeClient({'/cluster/metrics/server/m1': live})

@@ -28,12 +28,13 @@ from ansible_collections.homeflare.proxmox.plugins.module_utils import api  # no
 from ansible_collections.homeflare.proxmox.plugins.module_utils.credentials import StaticToken  # noqa: E402
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import (  # noqa: E402
     DeclarationError, Forbidden, Refused)
+from ansible_collections.homeflare.proxmox.plugins.module_utils import notifications  # noqa: E402
 from ansible_collections.homeflare.proxmox.plugins.module_utils.families import (  # noqa: E402
     api_token, notification_endpoint, notification_matcher, realm)
 from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import (  # noqa: E402
-    ABSENT, plan, reconcile)
-from simulator.handlers.domains import REALM_TYPES  # noqa: E402
-from simulator.handlers.notifications import DELETABLE  # noqa: E402
+    ABSENT, field_plan, reconcile)
+from simulator.pve.handlers.domains import REALM_TYPES  # noqa: E402
+from simulator.pve.handlers.notifications import DELETABLE  # noqa: E402
 # sim and _no_faults are fixtures: imported, pytest finds them here
 from simulator.fixtures import _no_faults, sim  # noqa: E402,F401  pylint: disable=unused-import
 # the official schema's calls, and the rule check every family field passes
@@ -63,7 +64,7 @@ def client(sim):
 
 def params(module, **values):
     """A task's parameters: the argument spec's defaults, then ``values``."""
-    spec = module.FAMILY.argument_spec()
+    spec = module.FAMILY.object_spec()
     declared = dict((option, spec[option].get('default')) for option in spec)
     declared.update(values)
     return declared
@@ -375,7 +376,7 @@ def test_the_built_in_matcher_is_reset_by_a_delete(sim):
 # -- the notification families ----------------------------------------------------------------------
 
 def found(family, declared, raw):
-    return plan(family, family.declaration(declared), raw)
+    return field_plan(family, family.declaration(declared), raw)
 
 
 def test_lists_are_compared_as_sets():
@@ -450,17 +451,17 @@ def test_deleting_a_built_in_resets_it_and_the_core_calls_that_removed(sim):
 
 
 def test_the_endpoint_type_table_is_the_schemas(calls):
-    for kind, table in notification_endpoint.TYPES.items():
+    for kind, table in notifications.TYPES.items():
         call = calls['pve'][('POST', '/cluster/notifications/endpoints/%s' % kind)]
         taken = set(call) - {'name', 'comment', 'disable'}
         assert sorted(table['options']) == sorted(taken), kind
 
 
-@pytest.mark.parametrize('module, kinds', [(notification_endpoint, sorted(notification_endpoint.TYPES)),
+@pytest.mark.parametrize('module, kinds', [(notification_endpoint, sorted(notifications.TYPES)),
                                            (notification_matcher, ['matcher'])])
 def test_what_a_family_clears_with_delete_pve_can_delete(module, kinds):
     for kind in kinds:
-        table = notification_endpoint.TYPES.get(kind, dict(options=None, create_needs=[]))
+        table = notifications.TYPES.get(kind, dict(options=None, create_needs=[]))
         takes = table['options'] and table['options'] + ['comment']
         # what a create needs is never cleared (the family refuses an empty value for it)
         cleared = [field.wire for field in module.FAMILY.fields if field.clear == 'delete' and not field.secret

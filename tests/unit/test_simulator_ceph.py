@@ -1,5 +1,5 @@
-"""The simulator's Ceph pools and flags (tests/simulator/handlers/ceph.py) and ZFS pools
-(tests/simulator/handlers/zfs.py) over real HTTPS, with pve-manager's checks, tasks and read shapes.
+"""The simulator's Ceph pools and flags (tests/simulator/pve/handlers/ceph.py) and ZFS pools
+(tests/simulator/pve/handlers/zfs.py) over real HTTPS, with pve-manager's checks, tasks and read shapes.
 
 Run: python -m pytest tests/unit/test_simulator_ceph.py -q
 """
@@ -17,7 +17,7 @@ if str(TESTS) not in sys.path:
 
 # sim and _no_faults are fixtures: imported, pytest finds them here
 from simulator.fixtures import _no_faults, sim  # noqa: E402,F401  pylint: disable=unused-import
-from simulator.handlers import ceph, zfs  # noqa: E402
+from simulator.pve.handlers import ceph, zfs  # noqa: E402
 
 POOL = "/nodes/node1/ceph/pool"
 NO_POOL = "error with 'osd pool get': mon_cmd failed - unrecognized pool '{}'\n"

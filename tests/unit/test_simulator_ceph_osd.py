@@ -1,4 +1,4 @@
-"""The simulator's Ceph OSDs, service stop/start, disk list (tests/simulator/handlers/ceph_osd.py) and
+"""The simulator's Ceph OSDs, service stop/start, disk list (tests/simulator/pve/handlers/ceph_osd.py) and
 monitors (handlers/ceph_mon.py) over real HTTPS, with pve-manager's checks, tasks and read shapes.
 
 Run: python -m pytest tests/unit/test_simulator_ceph_osd.py -q
@@ -20,7 +20,7 @@ if str(TESTS) not in sys.path:
 
 # sim and _no_faults are fixtures: imported, pytest finds them here
 from simulator.fixtures import _no_faults, sim  # noqa: E402,F401  pylint: disable=unused-import
-from simulator.handlers import ceph, zfs  # noqa: E402
+from simulator.pve.handlers import ceph, zfs  # noqa: E402
 
 OSD = "/nodes/node1/ceph/osd"
 MON = "/nodes/node1/ceph/mon"

@@ -23,12 +23,13 @@ if COLLECTIONS not in sys.path:
 
 from ansible_collections.homeflare.proxmox.plugins.module_utils import api  # noqa: E402
 from ansible_collections.homeflare.proxmox.plugins.module_utils.credentials import StaticToken  # noqa: E402
+from ansible_collections.homeflare.proxmox.plugins.module_utils.entry import argument_spec  # noqa: E402
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import (  # noqa: E402
     Conflict, DeclarationError, ServerError)
 from ansible_collections.homeflare.proxmox.plugins.module_utils.families import (  # noqa: E402
     backup_job, cluster_options, metric_server, replication_job)
-from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import reconcile  # noqa: E402
-from simulator.handlers.replication import run_pvesr  # noqa: E402
+from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import ABSENT, reconcile  # noqa: E402
+from simulator.pve.handlers.replication import run_pvesr  # noqa: E402
 # sim and _no_faults are fixtures: imported, pytest finds them here
 from simulator.fixtures import _no_faults, sim  # noqa: E402,F401  pylint: disable=unused-import
 
@@ -65,7 +66,7 @@ def client(sim):
 
 def params(module, **values):
     """A task's parameters: the argument spec's defaults, then ``values``."""
-    spec = module.FAMILY.argument_spec()
+    spec = argument_spec(module.FAMILY)
     declared = dict((option, spec[option].get('default')) for option in spec)
     declared.update(values)
     return declared
@@ -413,7 +414,7 @@ def test_a_backup_job_is_judged_by_sets_and_pairs(sim):
 
 
 def test_a_missing_backup_job_is_absent_and_a_delete_race_is_judged_again(sim):
-    assert backup_job.FAMILY.store.read(client(sim), backup_job.FAMILY, {'id': 'nojob'}) is None
+    assert backup_job.FAMILY.store.read(client(sim), backup_job.FAMILY, {'id': 'nojob'}) is ABSENT
     declared = params(backup_job, id='b8', schedule='daily', all=True)
     reconcile(client(sim), backup_job.FAMILY, declared)
     # someone else deletes it between our read and our delete: PVE's 500 means it is gone

@@ -21,7 +21,7 @@ if COLLECTIONS not in sys.path:
 
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator  # noqa: E402
 
-from ansible_collections.homeflare.proxmox.plugins.module_utils.entry import execute  # noqa: E402
+from ansible_collections.homeflare.proxmox.plugins.module_utils.entry import argument_spec, execute  # noqa: E402
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError  # noqa: E402
 from ansible_collections.homeflare.proxmox.plugins.module_utils.families import (  # noqa: E402
     firewall_alias, firewall_ipset, firewall_options, firewall_rules)
@@ -314,7 +314,7 @@ def test_the_directory_indexes(sim):
 # -- the collection's families against the simulator ---------------------------------------------------
 
 def run(sim, family, args, check=False):
-    params = ArgumentSpecValidator(family.argument_spec()).validate(dict(args, **sim.module_options(), api_timeout=5))
+    params = ArgumentSpecValidator(argument_spec(family)).validate(dict(args, **sim.module_options(), api_timeout=5))
     assert not params.errors.errors, params.errors.msg
     result, _warnings = execute(family, params.validated_parameters, check, True)
     return result
@@ -532,7 +532,7 @@ def test_canonical_rules_compare_as_pve_keeps_them():
 
 
 def test_the_dispatcher_offers_every_scopes_options_none_required():
-    spec = firewall_rules.FAMILY.argument_spec()
+    spec = argument_spec(firewall_rules.FAMILY)
     assert spec["scope"] == {"type": "str", "default": "cluster", "choices": ["cluster", "group", "node"]}
     assert "required" not in spec["group"] and "default" not in spec["comment"]
     params = dict((option, None) for option in spec)

@@ -1,4 +1,4 @@
-"""The simulator's guests (tests/simulator/handlers/guests.py, lxc.py, qemu.py) over real HTTPS: create,
+"""The simulator's guests (tests/simulator/pve/handlers/guests.py, lxc.py, qemu.py) over real HTTPS: create,
 config reads and writes with [pending], resize, power, clone, template, destroy and /cluster/resources,
 with qemu-server's and pve-container's checks and messages.
 
@@ -17,8 +17,8 @@ if str(TESTS) not in sys.path:
 
 # sim and _no_faults are fixtures: imported, pytest finds them here
 from simulator.fixtures import _no_faults, sim  # noqa: E402,F401  pylint: disable=unused-import
-from simulator.handlers.guests import add_guest, guest_config  # noqa: E402
-from simulator.handlers import guests as g  # noqa: E402
+from simulator.pve.handlers.guests import add_guest, guest_config  # noqa: E402
+from simulator.pve.handlers import guests as g  # noqa: E402
 
 DEBIAN = "local:vztmpl/debian-12-standard_12.7-1_amd64.tar.zst"
 ISO = "local:iso/debian-12.7.0-amd64-netinst.iso"

@@ -1,4 +1,4 @@
-"""The simulator's HA families (tests/simulator/handlers/ha.py) over real HTTPS: resources, rules and the
+"""The simulator's HA families (tests/simulator/pve/handlers/ha.py) over real HTTPS: resources, rules and the
 groups PVE 9 has migrated away, with pve-ha-manager's checks, messages and read shapes.
 
 Run: python -m pytest tests/unit/test_simulator_ha.py -q

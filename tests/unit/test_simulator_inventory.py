@@ -16,8 +16,8 @@ if str(TESTS) not in sys.path:
     sys.path.insert(0, str(TESTS))
 
 from simulator import fixtures  # noqa: E402
-from simulator.handlers.guests import (add_guest, add_snapshot, guest_config, seed_many_guests,  # noqa: E402
-                                       set_guest_interfaces)
+from simulator.pve.handlers.guests import (add_guest, add_snapshot, guest_config, seed_many_guests,  # noqa: E402
+                                           set_guest_interfaces)
 
 # the shared fixtures, bound here so pytest finds them (and pyflakes sees no unused import)
 sim = fixtures.sim

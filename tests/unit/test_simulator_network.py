@@ -1,4 +1,4 @@
-"""The simulator's node networking (tests/simulator/handlers/network.py) over real HTTPS: the staged
+"""The simulator's node networking (tests/simulator/pve/handlers/network.py) over real HTTPS: the staged
 /etc/network/interfaces.new, the `changes` diff beside `data`, the reader's derived fields, the writer's
 checks, the srvreload apply with its fault knob and the revert, with pve-manager's messages.
 

@@ -297,7 +297,8 @@ def test_root_token_and_admin_token_pass(sim):
 
 
 def test_check_privs_for_handlers(sim):
-    from simulator.pbs import Ctx, PbsError
+    from simulator.pbs.errors import PbsError
+    from simulator.pbs.handlers import Ctx
     userid = fresh()
     tokenid, _secret = token_for(sim, userid, roles=[("/datastore/a", "DatastoreReader")],
                                  user_roles=[("/datastore/a", "DatastoreAdmin")])

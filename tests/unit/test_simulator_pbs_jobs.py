@@ -14,8 +14,8 @@ if str(TESTS) not in sys.path:
     sys.path.insert(0, str(TESTS))
 
 from simulator import fixtures  # noqa: E402
-from simulator.pbs import PbsState  # noqa: E402
-from simulator.pbs_jobs import drop_datastore_jobs, file_digest  # noqa: E402
+from simulator.pbs.state import PbsState  # noqa: E402
+from simulator.pbs.handlers.jobs import drop_datastore_jobs, file_digest  # noqa: E402
 
 # the module-scoped simulator and the autouse fault reset, bound here so pytest finds them
 sim = fixtures.sim

@@ -1,4 +1,4 @@
-"""The PBS simulator's notification endpoints, matchers and targets (tests/simulator/pbs_notify.py).
+"""The PBS simulator's notification endpoints, matchers and targets (tests/simulator/pbs/handlers/notifications.py).
 
 Run: python -m pytest tests/unit/test_simulator_pbs_notify.py -q
 """

@@ -1,4 +1,4 @@
-"""The simulator's SDN families (tests/simulator/handlers/sdn.py) over real HTTPS: zones, vnets and
+"""The simulator's SDN families (tests/simulator/pve/handlers/sdn.py) over real HTTPS: zones, vnets and
 subnets staged as pve-network stages them, the pending and running views, the apply, and PVE's checks
 and messages.
 

@@ -1,4 +1,4 @@
-"""The simulator's storage types (tests/simulator/storage_types.py, handlers/storage.py) over
+"""The simulator's storage types (tests/simulator/pve/storage_types.py, pve/handlers/storage.py) over
 real HTTPS: every type PVE 9 ships is created, read, updated and deleted with pve-storage's own
 options, messages and handling of secrets.
 

@@ -2,6 +2,7 @@
 
 import pytest
 
+from ansible_collections.homeflare.proxmox.plugins.module_utils.entry import argument_spec
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import ApiError, DeclarationError
 from ansible_collections.homeflare.proxmox.plugins.module_utils.families import node_network, sdn_subnet, sdn_zone
 from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import update_form
@@ -49,7 +50,7 @@ def test_cluster_health_names_every_reason_a_reload_is_unsafe(rows, problems):
 
 
 def declare(family, **params):
-    full = dict((option, None) for option in family.argument_spec())
+    full = dict((option, None) for option in argument_spec(family))
     full.update(state='present', confirm_removal=False)
     full.update(params)
     return family.declaration(full)

@@ -58,7 +58,7 @@ class Ceph:
 
 
 def params(family, **values):
-    spec = family.argument_spec()
+    spec = family.object_spec()
     result = dict((name, option.get('default')) for name, option in spec.items())
     result.update(api_host=['sim'], api_token_id='root@pam!sim', api_token_secret='s')
     result.update(values)

@@ -8,7 +8,7 @@ import pytest
 
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError
 from ansible_collections.homeflare.proxmox.plugins.module_utils.families.storage import FAMILY, PLUGINS
-from simulator.storage_types import TYPES as SIMULATED
+from simulator.pve.storage_types import TYPES as SIMULATED
 
 KNOWN = set(field.wire for field in FAMILY.fields) - {'type'}
 

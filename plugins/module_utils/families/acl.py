@@ -10,7 +10,7 @@ __metaclass__ = type
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError, Unreadable
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Flag, Text, acl_path
 from ansible_collections.homeflare.proxmox.plugins.module_utils.formats import why_not
-from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import ABSENT, Family, Listing
+from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import ABSENT, Family, Listing, Where
 
 
 # PVE lists a grant only to callers that may modify permissions on its path: Permissions.Modify,
@@ -54,15 +54,17 @@ class AclStore:
 SUBJECTS = {'user': 'pve-userid', 'group': 'pve-groupid', 'token': 'pve-tokenid'}
 
 
-def check_subject(ident, declared, state):
-    allowed = why_not(SUBJECTS[ident['type']], ident['ugid'])
-    if allowed:
-        raise DeclarationError('option ugid: %r is not a valid %s (%s), as type=%s needs'
-                               % (ident['ugid'], SUBJECTS[ident['type']], allowed, ident['type']))
+class AclFamily(Family):
+    def check_declaration(self, declaration):
+        ident = declaration.ident
+        allowed = why_not(SUBJECTS[ident['type']], ident['ugid'])
+        if allowed:
+            raise DeclarationError('option ugid: %r is not a valid %s (%s), as type=%s needs'
+                                   % (ident['ugid'], SUBJECTS[ident['type']], allowed, ident['type']))
 
 
-FAMILY = Family(
-    name='acl grant',
+FAMILY = AclFamily(
+    'acl', 'acl grant',
     identity=[
         Text('path', required=True, normalise=acl_path),
         Text('type', required=True, choices=['user', 'group', 'token'], schema_key=None),
@@ -70,9 +72,5 @@ FAMILY = Family(
         Text('roleid', required=True, format='pve-roleid', schema_key='roles'),
     ],
     fields=[Flag('propagate', default=True, absent_means=True)],
-    read_role='provision',
-    store=AclStore(),
-    listing=Listing('/access/acl'),
-    schema=('PUT', '/access/acl'),
-    check_declaration=check_subject,
+    where=Where(store=AclStore(), listing=Listing('/access/acl'), read_role='provision', schema=('PUT', '/access/acl')),
 )

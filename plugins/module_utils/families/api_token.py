@@ -9,36 +9,9 @@ __metaclass__ = type
 
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError, Refused
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Flag, Integer, Text, perl_true_text
-from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import ABSENT, Absence, Family, ItemStore
-
-# The result key that carries a new token's secret; the action plugin hides a result holding it.
-SECRET_KEY = 'secret'
-# The metadata a token's declaration must state, never left to a default.
-ALWAYS_DECLARED = ('expire', 'privsep')
-
-
-class TokenFamily(Family):
-    """A token's secret exists only in the answer of its creation, so creating one is asked for explicitly."""
-
-    def argument_spec(self):
-        spec = super(TokenFamily, self).argument_spec()
-        spec['create_missing'] = dict(type='bool', default=False)
-        spec[self.identity[-1].option]['no_log'] = False  # the token's name, not its secret
-        return spec
-
-    def declaration(self, params):
-        declaration = super(TokenFamily, self).declaration(params)
-        declaration.create_missing = bool(params.get('create_missing'))
-        return declaration
-
-    def exported(self, ident, raw):
-        """expire (and PVE's privsep) are always declared (require_metadata), so an export always writes them."""
-        options = super(TokenFamily, self).exported(ident, raw)
-        current = self.current(raw)
-        for field in self.fields:
-            if field.option in ALWAYS_DECLARED:
-                options.setdefault(field.option, field.exported(current[field.option]))
-        return options
+from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import (
+    ABSENT, Absence, ItemStore, Lifecycle, Where, absent)
+from ansible_collections.homeflare.proxmox.plugins.module_utils.tokens import CREATE_MISSING, SECRET_KEY, TokenFamily
 
 
 class TokenStore(ItemStore):
@@ -46,34 +19,38 @@ class TokenStore(ItemStore):
 
     def read(self, client, family, ident):
         raw = super(TokenStore, self).read(client, family, ident)
-        if raw is not ABSENT and 'expire' not in raw and 'privsep' not in raw:
+        if not absent(raw) and 'expire' not in raw and 'privsep' not in raw:
             return ABSENT
         return raw
 
 
-def require_metadata(ident, declared, state):
-    """expire and privsep are always declared: left to PVE's defaults they would change a live token on adoption."""
-    if state == 'present':
-        for option, meaning in (('expire', '0 means it never expires'), ('privsep', 'true restricts the token to '
-                                                                                    'its own ACLs')):
-            if declared.get(option) is None:
-                raise DeclarationError('option %s is required with state=present (%s)' % (option, meaning))
+class ApiTokenFamily(TokenFamily):
+    def check_declaration(self, declaration):
+        """expire and privsep are always declared: left to PVE's defaults they would change a live token on
+        adoption."""
+        if declaration.state == 'present':
+            for option, meaning in (('expire', '0 means it never expires'),
+                                    ('privsep', 'true restricts the token to its own ACLs')):
+                if declaration.values.get(option) is None:
+                    raise DeclarationError('option %s is required with state=present (%s)' % (option, meaning))
+
+    def check_create(self, declaration):
+        if not declaration.controls.get('create_missing'):
+            ident = declaration.ident
+            raise Refused(
+                "API token '%s!%s' does not exist, and its secret exists only in the answer that creates it, so it is "
+                "not created here unless asked: create it where the secret can be kept (`pveum user token add %s %s "
+                "--privsep %d` or the OpenBao/Vault PVE secrets mount) and declare it afterwards, or set "
+                "create_missing=true and register this task's result, which carries the secret once. Nothing was "
+                "written." % (ident['userid'], ident['tokenid'], ident['userid'], ident['tokenid'],
+                              1 if declaration.values['privsep'] else 0))
+
+    def created(self, declaration, answer):
+        return {'full_tokenid': answer.get('full-tokenid'), SECRET_KEY: answer.get('value')}
 
 
-def check_create(declaration):
-    if not declaration.create_missing:
-        ident = declaration.ident
-        raise Refused(
-            "API token '%s!%s' does not exist, and its secret exists only in the answer that creates it, so it is "
-            "not created here unless asked: create it where the secret can be kept (`pveum user token add %s %s "
-            "--privsep %d` or the OpenBao/Vault PVE secrets mount) and declare it afterwards, or set "
-            "create_missing=true and register this task's result, which carries the secret once. Nothing was "
-            "written." % (ident['userid'], ident['tokenid'], ident['userid'], ident['tokenid'],
-                          1 if declaration.values['privsep'] else 0))
-
-
-FAMILY = TokenFamily(
-    name='API token',
+FAMILY = ApiTokenFamily(
+    'api_token', 'API token',
     identity=[
         Text('userid', required=True, format='pve-userid', max_length=64),
         # PVE's token-subid (the name after '!'); a full id 'user@realm!name' does not match it.
@@ -85,17 +62,14 @@ FAMILY = TokenFamily(
         Flag('privsep', absent_means=True),
     ],
     # the user's tokens (an export lists them there)
-    collection='/access/users/{userid}/token',
-    item='/access/users/{userid}/token/{tokenid}',
-    create_on='item',
-    # A missing token is 500 "no such token 'x' for user 'y'"; a missing user 500 "no such user ('y')".
-    absence=Absence((404, 500), r'no such token|no such user'),
-    store=TokenStore(),
-    # PVE lets only the token's own user or a holder of User.Modify read it.
-    read_role='provision',
+    where=Where(collection='/access/users/{userid}/token', item='/access/users/{userid}/token/{tokenid}',
+                create_on='item',
+                # A missing token is 500 "no such token 'x' for user 'y'"; a missing user 500 "no such user ('y')".
+                absence=Absence((404, 500), r'no such token|no such user'),
+                store=TokenStore(),
+                # PVE lets only the token's own user or a holder of User.Modify read it.
+                read_role='provision'),
     # Deleting a token destroys a secret nothing can recreate.
-    retain=True,
-    check_declaration=require_metadata,
-    check_create=check_create,
-    created=lambda answer: {'full_tokenid': answer.get('full-tokenid'), SECRET_KEY: answer.get('value')},
+    lifecycle=Lifecycle(retain=True),
+    controls=CREATE_MISSING,
 )

@@ -12,7 +12,8 @@ __metaclass__ = type
 
 from ansible_collections.homeflare.proxmox.plugins.module_utils.ceph import CEPH_NOT_INSTALLED
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Text
-from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import ABSENT, Absence, Family, ItemStore
+from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import (
+    ABSENT, Absence, Exporting, Family, ItemStore, Where)
 
 # PVE::Ceph::Tools::get_possible_osd_flags
 FLAGS = ['nobackfill', 'nodeep-scrub', 'nodown', 'noin', 'noout', 'norebalance', 'norecover', 'noscrub',
@@ -33,23 +34,20 @@ class CephFlags(ItemStore):
         return client.put(family.path(ident), {'value': '0'}, role=family.write_role)
 
 
-def export_flags(client, family):
-    """The flags that are set (a cleared flag is what an undeclared one means), from the one flag list."""
-    rows = client.get(family.collection, role=family.read_role) or []
-    return [({'flag': row['name']}, {'flag': row['name'], 'value': 1}) for row in rows
-            if row.get('name') in FLAGS and str(row.get('value')) in ('1', 'True', 'true')]
+class CephFlagFamily(Family):
+    def find_all(self, client):
+        """The flags that are set (a cleared flag is what an undeclared one means), from the one flag list."""
+        rows = client.get(self.collection, role=self.read_role) or []
+        return [({'flag': row['name']}, {'flag': row['name'], 'value': 1}) for row in rows
+                if row.get('name') in FLAGS and str(row.get('value')) in ('1', 'True', 'true')]
 
 
-FAMILY = Family(
-    name='ceph flag',
-    unavailable=CEPH_NOT_INSTALLED,
-    export=export_flags,
+FAMILY = CephFlagFamily(
+    'ceph_flag', 'ceph flag',
     identity=[Text('flag', required=True, choices=FLAGS)],
     fields=[],
-    collection='/cluster/ceph/flags',
-    item='/cluster/ceph/flags/{flag}',
-    # No answer means "not set": the store reads the value, and no error is ever absence.
-    absence=Absence(()),
-    store=CephFlags(),
-    schema=('PUT', '/cluster/ceph/flags/{flag}'),
+    where=Where(collection='/cluster/ceph/flags', item='/cluster/ceph/flags/{flag}',
+                # No answer means "not set": the store reads the value, and no error is ever absence.
+                absence=Absence(()), store=CephFlags(), schema=('PUT', '/cluster/ceph/flags/{flag}')),
+    exporting=Exporting(unavailable=CEPH_NOT_INSTALLED),
 )

@@ -9,30 +9,32 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.homeflare.proxmox.plugins.module_utils.ceph import CEPH_NOT_INSTALLED, export_cluster_wide
+from ansible_collections.homeflare.proxmox.plugins.module_utils.ceph import CEPH_NOT_INSTALLED, find_cluster_wide
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Integer, Text
-from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Family, IndexStore
+from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import (
+    Exporting, Family, IndexStore, Lifecycle, Where)
 
 
-def check_fs(ident, declared, state):
-    if state == 'absent':
-        # PVE 9's API has no DELETE for a CephFS; only the CLI removes one.
-        raise DeclarationError(
-            "option state: PVE's API cannot remove a CephFS, and removing one loses every file on it. Run "
-            "`pveceph fs destroy %s --remove-storages --remove-pools` on a node after unmounting it everywhere, "
-            "then remove it from the declaration" % ident['name'])
+class CephFsFamily(Family):
+    def check_declaration(self, declaration):
+        if declaration.state == 'absent':
+            # PVE 9's API has no DELETE for a CephFS; only the CLI removes one.
+            raise DeclarationError(
+                "option state: PVE's API cannot remove a CephFS, and removing one loses every file on it. Run "
+                "`pveceph fs destroy %s --remove-storages --remove-pools` on a node after unmounting it everywhere, "
+                "then remove it from the declaration" % declaration.ident['name'])
+
+    def report(self, raw):
+        return dict(metadata_pool=raw.get('metadata_pool'), data_pool=raw.get('data_pool'))
+
+    def find_all(self, client):
+        # pools and CephFS are the cluster's, listed alike by every node: read once
+        return find_cluster_wide(client, self, 'name')
 
 
-def report(row):
-    return dict(metadata_pool=row.get('metadata_pool'), data_pool=row.get('data_pool'))
-
-
-FAMILY = Family(
-    name='cephfs',
-    unavailable=CEPH_NOT_INSTALLED,
-    # pools and CephFS are the cluster's, listed alike by every node: read once
-    export=export_cluster_wide('name'),
+FAMILY = CephFsFamily(
+    'ceph_fs', 'cephfs',
     identity=[Text('node', required=True, format='pve-node'),
               Text('name', required=True, pattern=r'(?:^[^:/\s]+$)')],
     fields=[
@@ -40,11 +42,8 @@ FAMILY = Family(
         # the autoscaler, so this is sent on create only.
         Integer('pg_num', minimum=8, maximum=32768, create_param=True),
     ],
-    collection='/nodes/{node}/ceph/fs',
-    item='/nodes/{node}/ceph/fs/{name}',
-    create_on='item',
-    store=IndexStore('name'),
-    task_timeout=300,
-    check_declaration=check_fs,
-    report=report,
+    where=Where(collection='/nodes/{node}/ceph/fs', item='/nodes/{node}/ceph/fs/{name}', create_on='item',
+                store=IndexStore('name')),
+    lifecycle=Lifecycle(task_timeout=300),
+    exporting=Exporting(unavailable=CEPH_NOT_INSTALLED),
 )

@@ -7,18 +7,19 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.homeflare.proxmox.plugins.module_utils.ceph import daemon_family
+from ansible_collections.homeflare.proxmox.plugins.module_utils.ceph import DaemonFamily, daemon_family
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Flag
 
 
-def view(row):
-    """The index calls the create option hotstandby standby_replay."""
-    return dict(row, hotstandby=row.get('standby_replay'))
+class MetadataServerFamily(DaemonFamily):
+    def view(self, raw):
+        """The index calls the create option hotstandby standby_replay."""
+        return dict(raw, hotstandby=raw.get('standby_replay'))
 
 
 FAMILY = daemon_family(
-    'mds', 'name', id_rule=dict(pattern=r'[a-zA-Z0-9]([a-zA-Z0-9\-]*[a-zA-Z0-9])?', max_length=200),
+    'ceph_mds', 'mds', 'name', id_rule=dict(pattern=r'[a-zA-Z0-9]([a-zA-Z0-9\-]*[a-zA-Z0-9])?', max_length=200),
     # Set when the daemon is made; changing it means a new daemon, so a difference is refused.
     fields=[Flag('hotstandby', create_only=True)],
-    view=view,
+    family_class=MetadataServerFamily,
 )

@@ -9,4 +9,5 @@ __metaclass__ = type
 
 from ansible_collections.homeflare.proxmox.plugins.module_utils.ceph import daemon_family
 
-FAMILY = daemon_family('mgr', 'id', id_rule=dict(pattern=r'[a-zA-Z0-9]([a-zA-Z0-9\-]*[a-zA-Z0-9])?', max_length=200))
+FAMILY = daemon_family('ceph_mgr', 'mgr', 'id',
+                       id_rule=dict(pattern=r'[a-zA-Z0-9]([a-zA-Z0-9\-]*[a-zA-Z0-9])?', max_length=200))

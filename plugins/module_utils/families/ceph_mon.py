@@ -7,7 +7,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.homeflare.proxmox.plugins.module_utils.ceph import daemon_family
+from ansible_collections.homeflare.proxmox.plugins.module_utils.ceph import DaemonFamily, daemon_family
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import TokenSet
 
 
@@ -28,13 +28,14 @@ def addresses(addr):
     return found
 
 
-def view(row):
-    return dict(row, **{'mon-address': addresses(row.get('addr'))})
+class MonitorFamily(DaemonFamily):
+    def view(self, raw):
+        return dict(raw, **{'mon-address': addresses(raw.get('addr'))})
 
 
 FAMILY = daemon_family(
-    'mon', 'monid', id_rule=dict(pattern=r'[a-zA-Z0-9]([a-zA-Z0-9\-]*[a-zA-Z0-9])?', max_length=200),
+    'ceph_mon', 'mon', 'monid', id_rule=dict(pattern=r'[a-zA-Z0-9]([a-zA-Z0-9\-]*[a-zA-Z0-9])?', max_length=200),
     # A monitor keeps its address for life (the monmap): a different one is refused, never re-created.
     fields=[TokenSet('mon-address', format='ip', create_only=True)],
-    view=view,
+    family_class=MonitorFamily,
 )

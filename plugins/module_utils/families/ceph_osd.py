@@ -15,7 +15,8 @@ from ansible_collections.homeflare.proxmox.plugins.module_utils.api import item_
 from ansible_collections.homeflare.proxmox.plugins.module_utils.ceph import CEPH_NOT_INSTALLED
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import NotConverged, Refused, Unreadable
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Flag, Text
-from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import ABSENT, Family, ItemStore
+from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import (
+    ABSENT, Exporting, Family, ItemStore, Lifecycle, Where, absent)
 from ansible_collections.homeflare.proxmox.plugins.module_utils.tasks import poll_until, wait_for_task
 
 # How long Ceph may take to report a stopped OSD down.
@@ -56,7 +57,7 @@ class Osds(ItemStore):
     def delete(self, client, family, ident):
         """out, stop, a settled down, then destroy: Ceph refuses to destroy an OSD that is in or up."""
         raw = self.read(client, family, ident)
-        if raw is ABSENT:
+        if absent(raw):
             return None
         node, osdid = ident['node'], raw['osdid']
         path = item_path('/nodes/{node}/ceph/osd/{osdid}', dict(node=node, osdid=osdid))
@@ -72,37 +73,32 @@ class Osds(ItemStore):
         return client.delete(path, role=family.write_role)
 
 
-def export_osds(client, family):
-    """Each node's disks that hold an OSD, by their by-id link (stable across reboots) or device path."""
-    found = []
-    for row in client.get('/nodes', role=family.read_role) or []:
-        node = row.get('node')
-        disks = client.get(item_path('/nodes/{node}/disks/list', dict(node=node)), role=family.read_role) or []
-        for disk in disks:
-            if disk.get('osdid') is not None and int(disk['osdid']) >= 0:
-                ident = {'node': node, 'dev': disk.get('by_id_link') or disk.get('devpath')}
-                found.append((ident, family.store.read(client, family, ident)))
-    return found
+class OsdFamily(Family):
+    def find_all(self, client):
+        """Each node's disks that hold an OSD, by their by-id link (stable across reboots) or device path."""
+        found = []
+        for row in client.get('/nodes', role=self.read_role) or []:
+            node = row.get('node')
+            disks = client.get(item_path('/nodes/{node}/disks/list', dict(node=node)), role=self.read_role) or []
+            for disk in disks:
+                if disk.get('osdid') is not None and int(disk['osdid']) >= 0:
+                    ident = {'node': node, 'dev': disk.get('by_id_link') or disk.get('devpath')}
+                    found.append((ident, self.store.read(client, self, ident)))
+        return found
+
+    def report(self, raw):
+        return {'osdid': raw['osdid'], 'in': raw['in'], 'up': raw['up']}
 
 
-def report(raw):
-    return {'osdid': raw['osdid'], 'in': raw['in'], 'up': raw['up']}
-
-
-FAMILY = Family(
-    name='ceph osd',
-    unavailable=CEPH_NOT_INSTALLED,
-    export=export_osds,
+FAMILY = OsdFamily(
+    'ceph_osd', 'ceph osd',
     identity=[Text('node', required=True, format='pve-node'), Text('dev', required=True)],
     fields=[
         # Set when the OSD is made; Ceph keeps it in the CRUSH map, and a difference is refused.
         Text('crush-device-class', create_only=True),
         Flag('encrypted', create_param=True),
     ],
-    collection='/nodes/{node}/ceph/osd',
-    item='/nodes/{node}/ceph/osd',
-    store=Osds(),
-    retain=True,
-    task_timeout=600,
-    report=report,
+    where=Where(collection='/nodes/{node}/ceph/osd', item='/nodes/{node}/ceph/osd', store=Osds()),
+    lifecycle=Lifecycle(retain=True, task_timeout=600),
+    exporting=Exporting(unavailable=CEPH_NOT_INSTALLED),
 )

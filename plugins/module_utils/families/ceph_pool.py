@@ -9,11 +9,11 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.homeflare.proxmox.plugins.module_utils.ceph import CEPH_NOT_INSTALLED, export_cluster_wide
+from ansible_collections.homeflare.proxmox.plugins.module_utils.ceph import CEPH_NOT_INSTALLED, find_cluster_wide
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError, Refused
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import ByteSize, Integer, Text
 from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import (
-    Absence, ConfirmedAbsenceStore, Family)
+    Absence, ConfirmedAbsenceStore, Exporting, Family, Lifecycle, Where)
 
 # Pools Ceph or another family owns: adopting one would let a pool declaration resize or remove them.
 OWNED_BY = {'mgr': 'the Ceph manager (.mgr)', 'cephfs': 'a CephFS (declare it with homeflare.proxmox.ceph_fs)'}
@@ -21,35 +21,36 @@ OWNED_BY = {'mgr': 'the Ceph manager (.mgr)', 'cephfs': 'a CephFS (declare it wi
 GUARDS = (('nosizechange', ('size', 'min_size')), ('nopgchange', ('pg_num_min',)))
 
 
-def check_pool(ident, declared, state):
-    if ident['name'] == '.mgr':
-        raise DeclarationError("option name: '.mgr' is the Ceph manager's own pool; it is never declared here")
-    if declared.get('application') == 'cephfs':
-        # Such a pool would be CephFS's from its first read on (check_found), so the create would strand it.
-        raise DeclarationError("option application: a cephfs pool belongs to a CephFS, which makes its own pools; "
-                               "declare it with homeflare.proxmox.ceph_fs")
+class CephPoolFamily(Family):
+    def check_declaration(self, declaration):
+        if declaration.ident['name'] == '.mgr':
+            raise DeclarationError("option name: '.mgr' is the Ceph manager's own pool; it is never declared here")
+        if declaration.values.get('application') == 'cephfs':
+            # Such a pool would be CephFS's from its first read on (check_found), so the create would strand it.
+            raise DeclarationError("option application: a cephfs pool belongs to a CephFS, which makes its own "
+                                   "pools; declare it with homeflare.proxmox.ceph_fs")
+
+    def check_found(self, declaration, raw, changed):
+        """Refuse a pool another owner holds, and a change a pool flag forbids (Ceph would refuse it in the task)."""
+        name = declaration.ident['name']
+        for application in raw.get('application_list') or []:
+            if application in OWNED_BY:
+                raise Refused("ceph pool '%s' belongs to %s; it is never adopted by a pool declaration. Nothing was "
+                              "written." % (name, OWNED_BY[application]))
+        for flag, options in GUARDS:
+            blocked = [option for option in changed if option in options]
+            if blocked and str(raw.get(flag, '0')) == '1':
+                raise Refused("ceph pool '%s' has its %s flag set, so Ceph refuses a change of %s; unset it first "
+                              "(ceph osd pool set %s %s false). Nothing was written."
+                              % (name, flag, ', '.join(blocked), name, flag))
+
+    def find_all(self, client):
+        # pools and CephFS are the cluster's, listed alike by every node: read once
+        return find_cluster_wide(client, self, 'pool_name')
 
 
-def check_found(declaration, raw, changed):
-    """Refuse a pool another owner holds, and a change a pool flag forbids (Ceph would refuse it in the task)."""
-    name = declaration.ident['name']
-    for application in raw.get('application_list') or []:
-        if application in OWNED_BY:
-            raise Refused("ceph pool '%s' belongs to %s; it is never adopted by a pool declaration. Nothing was "
-                          "written." % (name, OWNED_BY[application]))
-    for flag, options in GUARDS:
-        blocked = [option for option in changed if option in options]
-        if blocked and str(raw.get(flag, '0')) == '1':
-            raise Refused("ceph pool '%s' has its %s flag set, so Ceph refuses a change of %s; unset it first "
-                          "(ceph osd pool set %s %s false). Nothing was written."
-                          % (name, flag, ', '.join(blocked), name, flag))
-
-
-FAMILY = Family(
-    name='ceph pool',
-    unavailable=CEPH_NOT_INSTALLED,
-    # pools and CephFS are the cluster's, listed alike by every node: read once
-    export=export_cluster_wide('pool_name'),
+FAMILY = CephPoolFamily(
+    'ceph_pool', 'ceph pool',
     identity=[Text('node', required=True, format='pve-node'),
               Text('name', required=True, pattern=r'(?:^[^:/\s]+$)')],
     fields=[
@@ -64,15 +65,10 @@ FAMILY = Family(
         Integer('pg_num', minimum=1, maximum=32768, create_param=True),
         Text('application', choices=['rbd', 'cephfs', 'rgw'], create_param=True),
     ],
-    collection='/nodes/{node}/ceph/pool',
-    item='/nodes/{node}/ceph/pool/{name}',
-    absence=Absence((500,), r"unrecognized pool '"),
-    store=ConfirmedAbsenceStore('pool_name', suffix='/status', params={'verbose': 1}),
-    read_role='read',
-    write_role='provision',
-    retain=True,
-    task_timeout=120,
-    settle=60,
-    check_declaration=check_pool,
-    check_found=check_found,
+    where=Where(collection='/nodes/{node}/ceph/pool', item='/nodes/{node}/ceph/pool/{name}',
+                absence=Absence((500,), r"unrecognized pool '"),
+                store=ConfirmedAbsenceStore('pool_name', suffix='/status', params={'verbose': 1}),
+                read_role='read', write_role='provision'),
+    lifecycle=Lifecycle(retain=True, task_timeout=120, settle=60),
+    exporting=Exporting(unavailable=CEPH_NOT_INSTALLED),
 )

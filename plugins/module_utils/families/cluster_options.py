@@ -8,8 +8,8 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import (
-    Flag, Integer, PropertyString, Text, TokenSet, unknown_choice)
-from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Family
+    Flag, Integer, PropertyString, Text, TokenSet, clearable, unknown_choice)
+from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Family, Lifecycle, Where
 
 # PVE::JSONSchema's tag (PVE_TAG_RE), as the schema's patterns spell it.
 TAG = r'(?i:[a-z0-9_][a-z0-9_\-\+\.]*)'
@@ -51,39 +51,35 @@ def next_id_range(pairs):
     return None
 
 
-def as_read(raw):
-    """The read with ``user-allow-list`` as PVE writes it (``;``-joined) rather than the list it answers."""
-    view = dict(raw)
-    access = view.get('user-tag-access')
-    if isinstance(access, dict) and isinstance(access.get('user-allow-list'), list):
-        view['user-tag-access'] = dict(access, **{'user-allow-list': ';'.join(access['user-allow-list'])})
-    return view
+class DatacenterFamily(Family):
+    def view(self, raw):
+        """The read with ``user-allow-list`` as PVE writes it (``;``-joined) rather than the list it answers."""
+        shaped = dict(raw)
+        access = shaped.get('user-tag-access')
+        if isinstance(access, dict) and isinstance(access.get('user-allow-list'), list):
+            shaped['user-tag-access'] = dict(access, **{'user-allow-list': ';'.join(access['user-allow-list'])})
+        return shaped
 
 
-def option(wire, kind=Text, **kwargs):
-    """An option of datacenter.cfg: undeclared is unmanaged, declared empty is removed (delete=)."""
-    return kind(wire, clear='delete', **kwargs)
-
-
-FAMILY = Family(
-    name='datacenter options',
+FAMILY = DatacenterFamily(
+    'cluster_options', 'datacenter options',
     identity=[],
     fields=[
-        option('keyboard', choices=KEYBOARDS),
-        option('language', choices=LANGUAGES),
-        option('console', choices=['applet', 'vv', 'html5', 'xtermjs']),
-        option('email_from', format='email-opt'),
-        option('http_proxy', pattern=r'http://.*'),
-        option('mac_prefix', format='mac-prefix'),
-        option('max_workers', kind=Integer, minimum=1),
-        option('fencing', choices=['watchdog', 'hardware', 'both']),
+        clearable('keyboard', choices=KEYBOARDS),
+        clearable('language', choices=LANGUAGES),
+        clearable('console', choices=['applet', 'vv', 'html5', 'xtermjs']),
+        clearable('email_from', format='email-opt'),
+        clearable('http_proxy', pattern=r'http://.*'),
+        clearable('mac_prefix', format='mac-prefix'),
+        clearable('max_workers', Integer, minimum=1),
+        clearable('fencing', choices=['watchdog', 'hardware', 'both']),
         # Stored as the file's comment lines: every line reads back with a newline.
-        option('description', max_length=65536, normalise=lambda text: text.rstrip('\n')),
-        option('migration', kind=PropertyString, default_key='type', keys=network_traffic()),
-        option('replication', kind=PropertyString, default_key='type', keys=network_traffic()),
-        option('ha', kind=PropertyString, keys={'shutdown_policy': OneOf('shutdown_policy', choices=[
+        clearable('description', max_length=65536, normalise=lambda text: text.rstrip('\n')),
+        clearable('migration', PropertyString, default_key='type', keys=network_traffic()),
+        clearable('replication', PropertyString, default_key='type', keys=network_traffic()),
+        clearable('ha', PropertyString, keys={'shutdown_policy': OneOf('shutdown_policy', choices=[
             'freeze', 'failover', 'conditional', 'migrate'])}),
-        option('crs', kind=PropertyString, keys={
+        clearable('crs', PropertyString, keys={
             'ha': OneOf('ha', choices=['basic', 'static', 'dynamic']),
             'ha-rebalance-on-start': Flag('ha-rebalance-on-start'),
             'ha-auto-rebalance': Flag('ha-auto-rebalance'),
@@ -92,26 +88,24 @@ FAMILY = Family(
             'ha-auto-rebalance-hold-duration': Text('ha-auto-rebalance-hold-duration'),
             'ha-auto-rebalance-margin': Text('ha-auto-rebalance-margin'),
             'ha-auto-rebalance-threshold': Text('ha-auto-rebalance-threshold')}),
-        option('next-id', kind=PropertyString, rule=next_id_range, keys={
+        clearable('next-id', PropertyString, rule=next_id_range, keys={
             'lower': Integer('lower', minimum=100, maximum=999999999),
             'upper': Integer('upper', minimum=100, maximum=1000000000)}),
-        option('bwlimit', kind=PropertyString, keys=dict(
+        clearable('bwlimit', PropertyString, keys=dict(
             (key, Integer(key, minimum=0)) for key in ('clone', 'default', 'migration', 'move', 'restore'))),
-        option('tag-style', kind=PropertyString, keys={
+        clearable('tag-style', PropertyString, keys={
             'case-sensitive': Flag('case-sensitive'),
             'color-map': Text('color-map', pattern=r'%s(?:;%s)*' % (COLOR_OVERRIDE, COLOR_OVERRIDE)),
             'ordering': OneOf('ordering', choices=['config', 'alphabetical']),
             'shape': OneOf('shape', choices=['full', 'circle', 'dense', 'none'])}),
-        option('user-tag-access', kind=PropertyString, keys={
+        clearable('user-tag-access', PropertyString, keys={
             'user-allow': OneOf('user-allow', choices=['none', 'list', 'existing', 'free']),
             'user-allow-list': Text('user-allow-list', pattern=r'%s(?:;%s)*' % (TAG, TAG))}),
-        option('registered-tags', kind=TagList, pattern=r'(?:%s;)*%s' % (TAG, TAG)),
-        option('webauthn', kind=PropertyString, keys={
+        clearable('registered-tags', TagList, pattern=r'(?:%s;)*%s' % (TAG, TAG)),
+        clearable('webauthn', PropertyString, keys={
             'allow-subdomains': Flag('allow-subdomains'), 'id': Text('id'), 'origin': Text('origin'),
             'rp': Text('rp')}),
     ],
-    item='/cluster/options',
-    singleton=True,
-    schema=('PUT', '/cluster/options'),
-    view=as_read,
+    where=Where(item='/cluster/options', schema=('PUT', '/cluster/options')),
+    lifecycle=Lifecycle(singleton=True),
 )

@@ -17,7 +17,8 @@ import re
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Text
 from ansible_collections.homeflare.proxmox.plugins.module_utils.formats import why_not
-from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import ABSENT, Family, ItemStore, Listing
+from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import (
+    ABSENT, Family, ItemStore, Lifecycle, Listing, Where)
 
 # pve-firewall's name rule for aliases, ipsets and security groups (the schema's pattern).
 NAME_PATTERN = r'[A-Za-z][A-Za-z0-9\-\_]+'
@@ -101,27 +102,40 @@ class Names:
 
     LISTS = dict(alias=('/cluster/firewall/aliases', 'name'), ipset=('/cluster/firewall/ipset', 'name'),
                  group=('/cluster/firewall/groups', 'group'))
-    # The families whose declarations add to (or remove from) a list: family name -> (list, identity option).
-    DECLARED = {'firewall alias': ('alias', 'name'), 'firewall ipset': ('ipset', 'name'),
-                'security group': ('group', 'group')}
+    # The modules whose declarations add to (or remove from) a list: module -> (list, identity option). A
+    # firewall_rules object names a security group only with scope=group (no other scope's identity has a group).
+    DECLARED = {'firewall_alias': ('alias', 'name'), 'firewall_ipset': ('ipset', 'name'),
+                'firewall_rules': ('group', 'group')}
 
     def __init__(self, client, family, batch):
         self.client, self.role, self.batch, self.lists = client, family.read_role, batch, {}
+
+    @classmethod
+    def of(cls, client, family, batch):
+        """The Names a reference check reads: one for all the objects of a ``declare`` batch (each list read once
+        per batch, kept in the batch's memo), afresh for a module's own run (no batch)."""
+        memo = getattr(batch, 'memo', None)
+        if memo is None:
+            return cls(client, family, batch)
+        key = ('firewall names', family.read_role)
+        if key not in memo:
+            memo[key] = cls(client, family, batch)
+        return memo[key]
 
     def table(self, kind):
         if kind not in self.lists:
             path, key = self.LISTS[kind]
             rows = dict((str(row.get(key)).lower() if kind == 'alias' else str(row.get(key)), row)
                         for row in self.client.get(path, role=self.role) or [])
-            for item in self.batch:
-                declared = self.DECLARED.get(getattr(item.family, 'name', None))
-                if not declared or declared[0] != kind:
+            for entry in self.batch:
+                declared = self.DECLARED.get(entry.family.module)
+                if not declared or declared[0] != kind or declared[1] not in entry.declaration.ident:
                     continue
-                name = item.declaration.ident[declared[1]]
-                if item.declaration.state == 'absent':
+                name = entry.declaration.ident[declared[1]]
+                if entry.declaration.state == 'absent':
                     rows.pop(name, None)
                 else:
-                    rows[name] = dict(item.declaration.values, **{key: name})
+                    rows[name] = dict(entry.declaration.values, **{key: name})
             self.lists[kind] = rows
         return self.lists[kind]
 
@@ -144,17 +158,21 @@ class AliasStore(ItemStore):
         return ABSENT if row is None else row
 
 
-def check_alias(ident, declared, state):
-    if state != 'present':
-        return
-    # update_alias rebuilds the alias from the parameters: every PUT carries the address.
-    if not declared.get('cidr'):
-        raise DeclarationError('option cidr is required with state=present')
-    refuse_comment_lines('comment', declared.get('comment', ''))
+class AliasFamily(Family):
+    def check_declaration(self, declaration):
+        if declaration.state != 'present':
+            return
+        # update_alias rebuilds the alias from the parameters: every PUT carries the address.
+        if not declaration.values.get('cidr'):
+            raise DeclarationError('option cidr is required with state=present')
+        refuse_comment_lines('comment', declaration.values.get('comment', ''))
+
+    def report(self, raw):
+        return {'ipversion': raw.get('ipversion')}
 
 
-FAMILY = Family(
-    name='firewall alias',
+FAMILY = AliasFamily(
+    'firewall_alias', 'firewall alias',
     # PVE keys aliases by the lower-cased name (Aliases.pm: lc($param->{name})).
     identity=[Text('name', required=True, pattern=NAME_PATTERN, min_length=2, max_length=64,
                    normalise=lambda name: name.lower())],
@@ -163,11 +181,7 @@ FAMILY = Family(
         # A PUT without comment drops the comment, so it goes with every update.
         Text('comment', default='', normalise=pve_comment, always_send=True),
     ],
-    collection='/cluster/firewall/aliases',
-    item='/cluster/firewall/aliases/{name}',
-    listing=Listing('/cluster/firewall/aliases'),
-    store=AliasStore(),
-    send_digest=True,
-    report=lambda raw: {'ipversion': raw.get('ipversion')},
-    check_declaration=check_alias,
+    where=Where(collection='/cluster/firewall/aliases', item='/cluster/firewall/aliases/{name}',
+                listing=Listing('/cluster/firewall/aliases'), store=AliasStore()),
+    lifecycle=Lifecycle(send_digest=True),
 )

@@ -17,7 +17,7 @@ from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import De
 from ansible_collections.homeflare.proxmox.plugins.module_utils.families.firewall_alias import (
     ALIAS_REFERENCE, NAME_PATTERN, Names, address_or_alias_problem, clean_cidr, pve_comment, refuse_comment_lines)
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Field, Flag, Text
-from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import ABSENT, Family
+from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import ABSENT, Family, Where, absent
 
 ENTRY_OPTIONS = dict(cidr=dict(type='str', required=True), nomatch=dict(type='bool', default=False),
                      comment=dict(type='str', default=''))
@@ -127,29 +127,30 @@ class IpsetStore:
         return client.delete(family.path(ident), dict(force='1'), role=family.write_role)
 
 
-def check_ipset(ident, declared, state):
-    refuse_comment_lines('comment', declared.get('comment', ''))
+class IpsetFamily(Family):
+    def check_declaration(self, declaration):
+        refuse_comment_lines('comment', declaration.values.get('comment', ''))
+
+    def check_references(self, declaration, raw, batch, client):
+        """An entry naming an alias is added only if the alias resolves (create_ip, API2/Firewall/IPSet.pm, calls
+        Firewall.pm resolve_alias): ``dc/name`` and ``name`` name a cluster alias, case-insensitively; ``guest/name``
+        never resolves at cluster level. Only entries still to be added (POST) are judged: an update never
+        re-resolves."""
+        live = set() if absent(raw) else set(entry['cidr'] for entry in self.current(raw)['entries'])
+        names = Names.of(client, self, batch)
+        for entry in declaration.values.get('entries') or []:
+            reference = ALIAS_REFERENCE.fullmatch(entry['cidr'])
+            if not reference or entry['cidr'] in live:
+                continue
+            name = entry['cidr'].split('/')[-1]
+            if reference.group(2) == 'guest' or not names.alias(name):
+                raise DeclarationError("option entries: the entry %r: no such alias '%s'; PVE would create the set "
+                                       "and refuse the entry, so nothing was written (declare the alias, or use an "
+                                       "address)" % (entry['cidr'], name))
 
 
-def check_entry_aliases(client, declaration, raw, batch):
-    """An entry naming an alias is added only if the alias resolves (create_ip, API2/Firewall/IPSet.pm, calls
-    Firewall.pm resolve_alias): ``dc/name`` and ``name`` name a cluster alias, case-insensitively; ``guest/name``
-    never resolves at cluster level. Only entries still to be added (POST) are judged: an update never re-resolves."""
-    live = set() if raw is ABSENT else set(entry['cidr'] for entry in FAMILY.current(raw)['entries'])
-    names = Names(client, FAMILY, batch)
-    for entry in declaration.values.get('entries') or []:
-        reference = ALIAS_REFERENCE.fullmatch(entry['cidr'])
-        if not reference or entry['cidr'] in live:
-            continue
-        name = entry['cidr'].split('/')[-1]
-        if reference.group(2) == 'guest' or not names.alias(name):
-            raise DeclarationError("option entries: the entry %r: no such alias '%s'; PVE would create the set and "
-                                   "refuse the entry, so nothing was written (declare the alias, or use an address)"
-                                   % (entry['cidr'], name))
-
-
-FAMILY = Family(
-    name='firewall ipset',
+FAMILY = IpsetFamily(
+    'firewall_ipset', 'firewall ipset',
     # PVE lower-cases set names when it reads cluster.fw (generic_fw_config_parser: lc of [IPSET name]).
     identity=[Text('name', required=True, pattern=NAME_PATTERN, min_length=2, max_length=64,
                    normalise=lambda name: name.lower())],
@@ -157,9 +158,5 @@ FAMILY = Family(
         Text('comment', default='', normalise=pve_comment),
         EntrySet('entries', default=[], schema_key=None),
     ],
-    collection='/cluster/firewall/ipset',
-    item='/cluster/firewall/ipset/{name}',
-    store=IpsetStore(),
-    check_declaration=check_ipset,
-    check_references=check_entry_aliases,
+    where=Where(collection='/cluster/firewall/ipset', item='/cluster/firewall/ipset/{name}', store=IpsetStore()),
 )

@@ -3,8 +3,8 @@
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The firewall options of one scope: /cluster/firewall/options, /nodes/{node}/firewall/options.
 
-Each scope is a family of its own (its own path, options and schema call); ``ByScope`` is the
-module's task and hands a declaration to the family its ``scope`` names. A guest scope is one
+Each scope is a family of its own (its own path, options and schema call); ``ByScope`` (scopes.py) is
+the module's task and hands a declaration to the family its ``scope`` names. A guest scope is one
 more family in the table.
 """
 
@@ -12,58 +12,9 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.homeflare.proxmox.plugins.module_utils.credentials import CONNECTION_ARGUMENT_SPEC
-from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Flag, Integer, PropertyString, Text
-from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Family
-
-
-class ByScope:
-    """One module over several scopes, each a Family; ``scope`` picks it, another scope's option is refused.
-
-    It has no fields of its own: ``scopes`` are the families (tests check each one's fields).
-    """
-
-    identity = []
-    fields = []
-    listing = None  # each scope is read on its own
-
-    def __init__(self, name, scopes, default):
-        self.name = name
-        self.scopes = scopes
-        self.default = default
-        self.scheme = 'pve'
-
-    def argument_spec(self):
-        """Every scope's options; none required or defaulted here, since each applies only to its own scope."""
-        spec = {}
-        for family in self.scopes.values():
-            for option, rules in family.argument_spec().items():
-                if option not in CONNECTION_ARGUMENT_SPEC and option != 'state':
-                    rules = dict((key, value) for key, value in rules.items() if key not in ('required', 'default'))
-                spec[option] = rules
-        spec['scope'] = dict(type='str', default=self.default, choices=list(self.scopes))
-        return spec
-
-    def family(self, params):
-        """The scope's family, once every option the task set is one that scope takes."""
-        scope = params['scope']
-        family = self.scopes[scope]
-        own = set(family.argument_spec()) | set(['scope'])
-        foreign = sorted(option for option in self.argument_spec()
-                         if option not in own and params.get(option) is not None)
-        if foreign:
-            raise DeclarationError('option %s: scope=%s does not take %s' % (foreign[0], scope, ', '.join(foreign)))
-        for field in family.identity:
-            if params.get(field.option) in (None, ''):
-                raise DeclarationError('option %s is required with scope=%s' % (field.option, scope))
-        return family
-
-    def resolve(self, params):
-        return self.family(params)
-
-    def run(self, client, params, check_mode):
-        return self.family(params).run(client, params, check_mode)
+from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Family, Lifecycle, Where
+from ansible_collections.homeflare.proxmox.plugins.module_utils.scopes import ByScope
 
 
 class Switch(Integer):
@@ -100,7 +51,7 @@ def level(wire):
 # so declaring the default of an option nobody set is no change; where PVE names no default, a
 # declared value is written.
 CLUSTER = Family(
-    name='cluster firewall options',
+    'firewall_options', 'cluster firewall options',
     identity=[],
     fields=[
         Switch('enable', minimum=0, absent_means=False),
@@ -110,14 +61,12 @@ CLUSTER = Family(
         Text('policy_forward', choices=['ACCEPT', 'DROP']),
         PropertyString('log_ratelimit', keys=LOG_RATELIMIT, default_key='enable', clear='delete'),
     ],
-    item='/cluster/firewall/options',
-    singleton=True,
-    send_digest=True,
-    schema=('PUT', '/cluster/firewall/options'),
+    where=Where(item='/cluster/firewall/options', schema=('PUT', '/cluster/firewall/options')),
+    lifecycle=Lifecycle(singleton=True, send_digest=True),
 )
 
 NODE = Family(
-    name='node firewall options',
+    'firewall_options', 'node firewall options',
     identity=[Text('node', required=True, format='pve-node')],
     fields=[
         Flag('enable', absent_means=True),
@@ -139,10 +88,8 @@ NODE = Family(
         level('smurf_log_level'),
         level('tcp_flags_log_level'),
     ],
-    item='/nodes/{node}/firewall/options',
-    singleton=True,
-    send_digest=True,
-    schema=('PUT', '/nodes/{node}/firewall/options'),
+    where=Where(item='/nodes/{node}/firewall/options', schema=('PUT', '/nodes/{node}/firewall/options')),
+    lifecycle=Lifecycle(singleton=True, send_digest=True),
 )
 
-FAMILY = ByScope('firewall options', dict(cluster=CLUSTER, node=NODE), default='cluster')
+FAMILY = ByScope('firewall_options', 'firewall options', dict(cluster=CLUSTER, node=NODE), default='cluster')

@@ -28,9 +28,10 @@ import re
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError, NotConverged
 from ansible_collections.homeflare.proxmox.plugins.module_utils.families.firewall_alias import (
     ALIAS_REFERENCE, NAME, NAME_PATTERN, Names, alias_version, network_problem, pve_comment)
-from ansible_collections.homeflare.proxmox.plugins.module_utils.families.firewall_options import LOG_LEVELS, ByScope
+from ansible_collections.homeflare.proxmox.plugins.module_utils.families.firewall_options import LOG_LEVELS
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Field, Flag, Text
-from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import ABSENT, Family
+from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import ABSENT, Family, Where, absent
+from ansible_collections.homeflare.proxmox.plugins.module_utils.scopes import ByScope
 
 DIRECTIONS = ['in', 'out', 'forward']
 # A rule's options, their wire names and the Ansible types of the suboptions.
@@ -187,7 +188,8 @@ def check_ports(text, icmp):
                 if port > 65535:
                     raise ValueError("invalid port '%d'" % port)
             if first > last:
-                raise ValueError("backwards range '%d:%d' not allowed, did you mean '%d:%d'?" % (first, last, last, first))
+                raise ValueError("backwards range '%d:%d' not allowed, did you mean '%d:%d'?"
+                                 % (first, last, last, first))
         elif item.isdigit():
             numbers += 1
             if int(item) > 65535:
@@ -238,6 +240,28 @@ def canonical_rule(rule):
     return result
 
 
+class IpVersions:
+    """verify_rule's one IP version per rule: an ICMP protocol's, then source's and dest's in that order (each
+    address spec or alias adds its own; None: either). The one copy of the check, for the declared rule's addresses
+    (rule_problems) and for the aliases its references resolve to (reference_problems)."""
+
+    MIXED = 'detected mixed ipv4/ipv6 addresses in rule'
+
+    def __init__(self, rule):
+        proto = rule.get('proto')
+        self.seen = set([ICMP_PROTOCOLS[proto]]) if proto in ICMP_PROTOCOLS else set()
+
+    def add(self, version):
+        """Take one address's version; PVE's refusal once the rule mixes two, else None."""
+        if version is not None:
+            self.seen.add(version)
+        return self.MIXED if len(self.seen) > 1 else None
+
+    def one(self):
+        """The rule's IP version, None when nothing fixes it."""
+        return next(iter(self.seen), None)
+
+
 def rule_problems(rule, in_group):
     """What pve-firewall's verify_rule (src/PVE/Firewall.pm) refuses, in its order and words, as (option, why) pairs;
     then what its file would silently drop. The API stops at the first, as the callers here do. References to
@@ -266,7 +290,7 @@ def rule_problems(rule, in_group):
         yield 'macro', "unknown macro '%s'" % rule['macro']
     proto = rule.get('proto')
     is_icmp = proto in ICMP_PROTOCOLS
-    versions = set([ICMP_PROTOCOLS[proto]]) if is_icmp else set()
+    versions = IpVersions(rule)
     if proto and not PROTOCOL.fullmatch(proto):
         yield 'proto', "unknown protocol '%s'" % proto
     for option in ('dport', 'icmp_type', 'sport'):
@@ -298,14 +322,15 @@ def rule_problems(rule, in_group):
             continue
         if len(rule[option]) > 512:
             yield option, 'is longer than 512 characters'
+        version = None
         try:
-            versions.add(addr_spec_version(rule[option]))
+            version = addr_spec_version(rule[option])
         except ValueError as exc:
             yield option, str(exc)
-        if len(versions - set([None])) > 1:
-            yield option, 'detected mixed ipv4/ipv6 addresses in rule'
-    versions.discard(None)
-    conflict = macro and macro_conflict(macro, rule, versions.pop() if versions else None)
+        mixed = versions.add(version)
+        if mixed:
+            yield option, mixed
+    conflict = macro and macro_conflict(macro, rule, versions.one())
     if conflict:
         yield conflict
     if kind == 'group':
@@ -352,7 +377,7 @@ def reference_problems(rule, names):
     """verify_rule's check_ipset_or_alias_property (src/PVE/Firewall.pm): an IP set by its exact (stored, lower-case)
     name, an alias case-insensitively whatever its dc/ or guest/ scope, its IP version against the rule's; and a
     rule of type group naming a security group that exists (generate_group_rules: else an empty chain, a warning)."""
-    versions = set([ICMP_PROTOCOLS[rule['proto']]]) if rule.get('proto') in ICMP_PROTOCOLS else set()
+    versions = IpVersions(rule)
     if rule['type'] == 'group' and not names.group(rule['action']):
         yield 'action', "no such security group '%s'" % rule['action']
     for option in ('source', 'dest'):
@@ -360,6 +385,7 @@ def reference_problems(rule, names):
         if not value:
             continue
         ipset, alias = IPSET_REFERENCE.fullmatch(value), ALIAS_REFERENCE.fullmatch(value)
+        version = None
         if ipset:
             name = ipset.group(3)
             if ipset.group(2) != 'sdn' and not SDN_SET.fullmatch(name) and not names.ipset(name):
@@ -368,23 +394,12 @@ def reference_problems(rule, names):
             row = names.alias(value.split('/')[-1])
             if not row:
                 yield option, "no such alias '%s'" % value
-            versions.add(alias_version(row or {}))
+            version = alias_version(row or {})
         else:
-            versions.add(addr_spec_version(value))
-        if len(versions - set([None])) > 1:
-            yield option, 'detected mixed ipv4/ipv6 addresses in rule'
-
-
-def check_rule_references(client, declaration, raw, batch):
-    """Each rule still to be written (PVE verifies a rule on POST and on an in-place PUT) has its references judged
-    against the live lists and the rest of the ``declare`` task, before the first write."""
-    live = [] if raw is ABSENT else canonical_rules(raw.get('rules'))
-    names = Names(client, CLUSTER, batch)
-    for index, rule in enumerate(declaration.values.get('rules') or []):
-        if rule in live:
-            continue
-        for option, why in reference_problems(rule, names):
-            raise refusal('rules', index, rule, option, why)
+            version = addr_spec_version(value)
+        mixed = versions.add(version)
+        if mixed:
+            yield option, mixed
 
 
 # -- the writes ----------------------------------------------------------------------------------
@@ -617,55 +632,61 @@ class GroupStore(RuleStore):
         client.delete(family.path(ident), role=family.write_role)
 
 
-def needs_rules(ident, declared, state):
-    if state == 'present' and not declared.get('rules'):
-        raise DeclarationError('option rules: declare at least one rule; PVE shows a scope without rules as empty, '
-                               'so use state=absent to remove them all')
+class RulesFamily(Family):
+    """A scope's rule list (the cluster's, a node's): at least one rule when present."""
+
+    def check_declaration(self, declaration):
+        if declaration.state == 'present' and not declaration.values.get('rules'):
+            raise DeclarationError('option rules: declare at least one rule; PVE shows a scope without rules as '
+                                   'empty, so use state=absent to remove them all')
+
+    def check_references(self, declaration, raw, batch, client):
+        """Each rule still to be written (PVE verifies a rule on POST and on an in-place PUT) has its references
+        judged against the live lists and the rest of the ``declare`` task, before the first write."""
+        live = [] if absent(raw) else canonical_rules(raw.get('rules'))
+        names = Names.of(client, CLUSTER, batch)
+        for index, rule in enumerate(declaration.values.get('rules') or []):
+            if rule in live:
+                continue
+            for option, why in reference_problems(rule, names):
+                raise refusal('rules', index, rule, option, why)
 
 
-def check_group(ident, declared, state):
-    if '\n' in declared.get('comment', ''):
-        raise DeclarationError('option comment: %r has a line break' % declared['comment'])
+class GroupFamily(RulesFamily):
+    """A security group: its comment and its rules (it may hold none). In one declare task, security groups are
+    written before the rules that name them."""
+
+    declare_rank = -1
+
+    def check_declaration(self, declaration):
+        if '\n' in declaration.values.get('comment', ''):
+            raise DeclarationError('option comment: %r has a line break' % declaration.values['comment'])
 
 
-CLUSTER = Family(
-    name='cluster firewall rules',
+CLUSTER = RulesFamily(
+    'firewall_rules', 'cluster firewall rules',
     identity=[],
     fields=[RuleList('rules', default=[], schema_key=None)],
-    item='/cluster/firewall/rules',
-    store=RuleStore(),
-    check_declaration=needs_rules,
-    check_references=check_rule_references,
-    schema=('POST', '/cluster/firewall/rules'),
+    where=Where(item='/cluster/firewall/rules', store=RuleStore(), schema=('POST', '/cluster/firewall/rules')),
 )
 
-NODE = Family(
-    name='node firewall rules',
+NODE = RulesFamily(
+    'firewall_rules', 'node firewall rules',
     identity=[Text('node', required=True, format='pve-node')],
     fields=[RuleList('rules', default=[], schema_key=None)],
-    item='/nodes/{node}/firewall/rules',
-    store=RuleStore(),
-    check_declaration=needs_rules,
-    check_references=check_rule_references,
-    schema=('POST', '/nodes/{node}/firewall/rules'),
+    where=Where(item='/nodes/{node}/firewall/rules', store=RuleStore(),
+                schema=('POST', '/nodes/{node}/firewall/rules')),
 )
 
-GROUP = Family(
-    name='security group',
+GROUP = GroupFamily(
+    'firewall_rules', 'security group',
     # PVE lower-cases group names when it reads cluster.fw ([group name] headers).
     identity=[Text('group', required=True, pattern=NAME_PATTERN, min_length=2, max_length=18,
                    normalise=lambda name: name.lower())],
     fields=[Text('comment', default='', normalise=pve_comment),
             RuleList('rules', default=[], in_group=True, schema_key=None)],
-    collection='/cluster/firewall/groups',
-    item='/cluster/firewall/groups/{group}',
-    store=GroupStore(),
-    check_declaration=check_group,
-    check_references=check_rule_references,
-    schema=('POST', '/cluster/firewall/groups'),
+    where=Where(collection='/cluster/firewall/groups', item='/cluster/firewall/groups/{group}', store=GroupStore(),
+                schema=('POST', '/cluster/firewall/groups')),
 )
 
-# In one declare task, security groups are written before the rules that name them.
-GROUP.declare_rank = -1
-
-FAMILY = ByScope('firewall rules', dict(cluster=CLUSTER, group=GROUP, node=NODE), default='cluster')
+FAMILY = ByScope('firewall_rules', 'firewall rules', dict(cluster=CLUSTER, group=GROUP, node=NODE), default='cluster')

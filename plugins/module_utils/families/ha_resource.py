@@ -10,8 +10,9 @@ __metaclass__ = type
 import re
 
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError
-from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Flag, Integer, Text, perl_true_text, section_value
-from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Absence, Family, Listing
+from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import (
+    Flag, Integer, Text, perl_true_text, section_value)
+from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Absence, Family, Listing, Where
 
 # PVE answers reads with the prefixed form only, and PVE 9 has no HA resources but guests.
 GUEST_SID = re.compile(r'(vm|ct):[1-9][0-9]{2,8}')
@@ -23,19 +24,20 @@ def check_guest_sid(option, sid):
                                "container (a bare VMID reads back prefixed)" % (option, sid))
 
 
-def check_resource(ident, declared, state):
-    check_guest_sid('sid', ident['sid'])
-    if declared.get('hastate') == 'enabled':
-        raise DeclarationError("option hastate: 'enabled' is PVE's alias for 'started' and reads back as 'started'; "
-                               "declare 'started'")
+class ResourceFamily(Family):
+    def check_declaration(self, declaration):
+        check_guest_sid('sid', declaration.ident['sid'])
+        if declaration.values.get('hastate') == 'enabled':
+            raise DeclarationError("option hastate: 'enabled' is PVE's alias for 'started' and reads back as "
+                                   "'started'; declare 'started'")
 
 
-FAMILY = Family(
-    name='ha_resource',
+FAMILY = ResourceFamily(
+    'ha_resource', 'ha_resource',
     identity=[Text('sid', required=True, format='pve-ha-resource-or-vm-id')],
     fields=[
         # The HA manager's requested state; `state` is present/absent here as in every module.
-        # The schema's enum; 'enabled' is refused by check_resource.
+        # The schema's enum; 'enabled' is refused by check_declaration.
         Text('state', option='hastate', default='started', absent_means='started',
              choices=['started', 'stopped', 'enabled', 'disabled', 'ignored']),
         # resources.cfg keeps it as is: read back trimmed, '0' never written (SectionConfig parse_config/write_config)
@@ -45,9 +47,6 @@ FAMILY = Family(
         Integer('max_relocate', default=1, absent_means=1, minimum=0),
         Flag('failback', default=True, absent_means=True),
     ],
-    collection='/cluster/ha/resources',
-    item='/cluster/ha/resources/{sid}',
-    listing=Listing('/cluster/ha/resources'),
-    absence=Absence((500,), r"no such resource"),
-    check_declaration=check_resource,
+    where=Where(collection='/cluster/ha/resources', item='/cluster/ha/resources/{sid}',
+                listing=Listing('/cluster/ha/resources'), absence=Absence((500,), r"no such resource")),
 )

@@ -16,8 +16,9 @@ except ImportError:  # pragma: no cover - Python 2
 
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError
 from ansible_collections.homeflare.proxmox.plugins.module_utils.families.ha_resource import check_guest_sid
-from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import LIST_SPLIT, Flag, Text, TokenSet, section_comment
-from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Absence, Family, Listing
+from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import (
+    LIST_SPLIT, Flag, Text, TokenSet, section_comment)
+from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Absence, Family, Listing, Where
 
 TYPES = ['node-affinity', 'resource-affinity']
 # What only one rule type takes (the schema's instance-types), and what that type cannot do without.
@@ -44,28 +45,34 @@ class NodePriorities(TokenSet):
         return [node if not priority else '%s:%d' % (node, priority) for node, priority in sorted(priorities.items())]
 
 
-def check_rule(ident, declared, state):
-    if state != 'present':
-        return
-    kind = declared.get('type')
-    if not kind:
-        raise DeclarationError('option type is required with state=present (one of %s)' % ', '.join(TYPES))
-    if not declared.get('resources'):
-        raise DeclarationError('option resources is required with state=present (the HA resources, vm:<vmid> '
-                               'or ct:<vmid>, that are HA resources already)')
-    for sid in declared['resources']:
-        check_guest_sid('resources', sid)
-    for option, only in sorted(ONLY_FOR.items()):
-        if only != kind and declared.get(option) not in (None, [], False):
-            raise DeclarationError('option %s: a %s rule does not take %s (only a %s rule does)' % (
-                option, kind, option, only))
-    for option in NEEDS[kind]:
-        if not declared.get(option):
-            raise DeclarationError('option %s is required for a %s rule' % (option, kind))
+class RuleFamily(Family):
+    def check_declaration(self, declaration):
+        if declaration.state != 'present':
+            return
+        declared = declaration.values
+        kind = declared.get('type')
+        if not kind:
+            raise DeclarationError('option type is required with state=present (one of %s)' % ', '.join(TYPES))
+        if not declared.get('resources'):
+            raise DeclarationError('option resources is required with state=present (the HA resources, vm:<vmid> '
+                                   'or ct:<vmid>, that are HA resources already)')
+        for sid in declared['resources']:
+            check_guest_sid('resources', sid)
+        for option, only in sorted(ONLY_FOR.items()):
+            if only != kind and declared.get(option) not in (None, [], False):
+                raise DeclarationError('option %s: a %s rule does not take %s (only a %s rule does)' % (
+                    option, kind, option, only))
+        for option in NEEDS[kind]:
+            if not declared.get(option):
+                raise DeclarationError('option %s is required for a %s rule' % (option, kind))
+
+    def report(self, raw):
+        # order and errors are PVE's (a position in the file, its feasibility verdict): reported, never compared.
+        return {'order': raw.get('order'), 'errors': raw.get('errors') or {}}
 
 
-FAMILY = Family(
-    name='ha_rule',
+FAMILY = RuleFamily(
+    'ha_rule', 'ha_rule',
     identity=[Text('rule', required=True, format='pve-configid')],
     fields=[
         # Picks the rule's plugin: fixed once created, yet PVE wants it on every update (the PUT's oneOf).
@@ -78,13 +85,9 @@ FAMILY = Family(
         Flag('disable', default=False, clear='delete'),
         # PVE stores comments decoded (PVE::Tools::decode_text): a %XX sequence does not survive.
         # PVE::HA::Rules encode_value/decode_value: encode_text in rules.cfg, so read back with its spaces trimmed
-        Text('comment', default='', clear='delete', max_length=4096, normalise=lambda text: section_comment(unquote(text))),
+        Text('comment', default='', clear='delete', max_length=4096,
+             normalise=lambda text: section_comment(unquote(text))),
     ],
-    collection='/cluster/ha/rules',
-    item='/cluster/ha/rules/{rule}',
-    listing=Listing('/cluster/ha/rules'),
-    absence=Absence((500,), r"no such ha rule"),
-    check_declaration=check_rule,
-    # order and errors are PVE's (a position in the file, its feasibility verdict): reported, never compared.
-    report=lambda raw: {'order': raw.get('order'), 'errors': raw.get('errors') or {}},
+    where=Where(collection='/cluster/ha/rules', item='/cluster/ha/rules/{rule}',
+                listing=Listing('/cluster/ha/rules'), absence=Absence((500,), r"no such ha rule")),
 )

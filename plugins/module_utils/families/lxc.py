@@ -37,10 +37,14 @@ def needs_name(pairs):
     return None if pairs.get('name') else 'needs name=<the interface name inside the container>'
 
 
-def needs_template(declaration):
-    if not declaration.values.get('ostemplate'):
-        raise Refused('%s does not exist, and creating it needs ostemplate (the container template volume, such as '
-                      'local:vztmpl/debian-12-standard_12.7-1_amd64.tar.zst)' % FAMILY.describe(declaration.ident))
+class ContainerFamily(Guest):
+    def check_create(self, declaration):
+        if not declaration.values.get('ostemplate'):
+            raise Refused('%s does not exist, and creating it needs ostemplate (the container template volume, such '
+                          'as local:vztmpl/debian-12-standard_12.7-1_amd64.tar.zst)' % self.describe(declaration.ident))
+
+    def check_template(self, declaration, raw):
+        check_template_ostype(self, declaration, raw)
 
 
 FIELDS = [
@@ -74,7 +78,6 @@ FIELDS = [
     Nic('net%d' % index, 'hwaddr', implied={'type': 'veth'}, keys=NET_KEYS, rule=needs_name, schema_key='net[n]',
         clear='delete') for index in range(NICS)]
 
-FAMILY = Guest('lxc', 'lxc', 'CT', 'hostname', FIELDS, template_check=check_template_ostype,
-               check_create=needs_template)
+FAMILY = ContainerFamily('lxc', 'lxc', 'lxc', 'CT', 'hostname', FIELDS)
 
 INFO = GuestInfo(FAMILY)

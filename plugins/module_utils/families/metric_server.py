@@ -8,8 +8,8 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError
-from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Flag, Integer, Text
-from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Absence, Family
+from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Flag, Integer, Text, clearable
+from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Absence, Exporting, Family, Where
 
 # What each plugin of pve-manager 9 takes besides server, port and disable (PVE/Status/<Type>.pm options()).
 PLUGINS = {
@@ -23,65 +23,59 @@ TYPES = sorted(PLUGINS)
 COMMON = ['type', 'server', 'port', 'disable']
 
 
-def check_plugin(ident, declared, state):
-    """The type's own options, before any request; server and port go with every write PVE takes."""
-    if state != 'present':
-        return
-    missing = [option for option in ('type', 'server', 'port') if declared.get(option) in (None, '')]
-    if missing:
-        raise DeclarationError('option %s is required with state=present (PVE wants type on create, server and '
-                               'port on every write)' % missing[0])
-    kind = declared['type']
-    foreign = sorted(field.option for field in FAMILY.fields
-                     if field.option in declared and field.wire not in COMMON + PLUGINS[kind])
-    if foreign:
-        raise DeclarationError('option %s: a %s metric server does not take %s (it takes %s)' % (
-            foreign[0], kind, ', '.join(foreign), ', '.join(wire.replace('-', '_') for wire in PLUGINS[kind])))
+class MetricServerFamily(Family):
+    def check_declaration(self, declaration):
+        """The type's own options, before any request; server and port go with every write PVE takes."""
+        if declaration.state != 'present':
+            return
+        declared = declaration.values
+        missing = [option for option in ('type', 'server', 'port') if declared.get(option) in (None, '')]
+        if missing:
+            raise DeclarationError('option %s is required with state=present (PVE wants type on create, server and '
+                                   'port on every write)' % missing[0])
+        kind = declared['type']
+        foreign = sorted(field.option for field in self.fields
+                         if field.option in declared and field.wire not in COMMON + PLUGINS[kind])
+        if foreign:
+            raise DeclarationError('option %s: a %s metric server does not take %s (it takes %s)' % (
+                foreign[0], kind, ', '.join(foreign), ', '.join(wire.replace('-', '_') for wire in PLUGINS[kind])))
 
 
-def option(wire, kind=Text, **kwargs):
-    """An option of the section: undeclared is unmanaged, declared empty is removed (delete=)."""
-    return kind(wire, clear='delete', **kwargs)
-
-
-FAMILY = Family(
-    name='metric server',
-    placeholders={'token': ('influxdb',), 'otel-headers': ('opentelemetry',)},
+FAMILY = MetricServerFamily(
+    'metric_server', 'metric server',
     identity=[Text('id', required=True, format='pve-configid')],
     fields=[
         Text('type', create_only=True, choices=TYPES, format='pve-configid'),
         Text('server', always_send=True, format='address'),
         Integer('port', always_send=True, minimum=1, maximum=65536),
-        option('disable', kind=Flag),
+        clearable('disable', Flag),
         # graphite
-        option('path', format='graphite-path'),
-        option('proto', choices=['udp', 'tcp']),
-        option('timeout', kind=Integer, minimum=0),
+        clearable('path', format='graphite-path'),
+        clearable('proto', choices=['udp', 'tcp']),
+        clearable('timeout', Integer, minimum=0),
         # influxdb
-        option('influxdbproto', choices=['udp', 'http', 'https']),
-        option('organization'),
-        option('bucket'),
-        option('api-path-prefix'),
-        option('mtu', kind=Integer, minimum=512, maximum=65536),
-        option('max-body-size', kind=Integer, minimum=1),
-        option('verify-certificate', kind=Flag, absent_means=True),
+        clearable('influxdbproto', choices=['udp', 'http', 'https']),
+        clearable('organization'),
+        clearable('bucket'),
+        clearable('api-path-prefix'),
+        clearable('mtu', Integer, minimum=512, maximum=65536),
+        clearable('max-body-size', Integer, minimum=1),
+        clearable('verify-certificate', Flag, absent_means=True),
         # opentelemetry
-        option('otel-protocol', choices=['http', 'https']),
-        option('otel-path'),
-        option('otel-timeout', kind=Integer, minimum=1, maximum=10),
-        option('otel-verify-ssl', kind=Flag, absent_means=True),
-        option('otel-max-body-size', kind=Integer, minimum=1024),
-        option('otel-resource-attributes', max_length=1024),
-        option('otel-compression', choices=['none', 'gzip']),
+        clearable('otel-protocol', choices=['http', 'https']),
+        clearable('otel-path'),
+        clearable('otel-timeout', Integer, minimum=1, maximum=10),
+        clearable('otel-verify-ssl', Flag, absent_means=True),
+        clearable('otel-max-body-size', Integer, minimum=1024),
+        clearable('otel-resource-attributes', max_length=1024),
+        clearable('otel-compression', choices=['none', 'gzip']),
         # Kept apart from status.cfg (/etc/pve/priv/metricserver/<id>.pw): sent on create, never read back.
         Text('token', secret=True),
         # Custom HTTP headers (base64 JSON) usually carry a bearer token: sent on create, never shown.
         Text('otel-headers', secret=True, max_length=1024),
     ],
-    collection='/cluster/metrics/server',
-    item='/cluster/metrics/server/{id}',
     # The collection has only GET: a server is created by POST on its own path.
-    create_on='item',
-    absence=Absence((500,), r'does not exist'),
-    check_declaration=check_plugin,
+    where=Where(collection='/cluster/metrics/server', item='/cluster/metrics/server/{id}', create_on='item',
+                absence=Absence((500,), r'does not exist')),
+    exporting=Exporting(placeholders={'token': ('influxdb',), 'otel-headers': ('opentelemetry',)}),
 )

@@ -11,5 +11,5 @@ __metaclass__ = type
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Text
 from ansible_collections.homeflare.proxmox.plugins.module_utils.staging import NetworkApply
 
-FAMILY = NetworkApply('network_apply', identity=[Text('node', required=True, format='pve-node')],
+FAMILY = NetworkApply('network_apply', 'network_apply', identity=[Text('node', required=True, format='pve-node')],
                       schema=('PUT', '/nodes/{node}/network'))

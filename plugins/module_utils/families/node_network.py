@@ -14,8 +14,8 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError
-from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Flag, Integer, Text, TokenSet
-from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Absence, Family
+from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Flag, Integer, Text, TokenSet, clearable
+from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Absence, Family, Lifecycle, Where
 from ansible_collections.homeflare.proxmox.plugins.module_utils.type_rules import TypeRules
 
 _EVERY = ['type', 'cidr', 'cidr6', 'gateway', 'gateway6', 'autostart', 'mtu', 'comments', 'comments6']
@@ -30,27 +30,25 @@ TYPES = ['bridge', 'bond', 'eth', 'alias', 'vlan', 'fabric', 'OVSBridge', 'OVSBo
          'unknown']
 
 
-def check_interface(ident, declared, state):
-    if state == 'present' and declared.get('type') == 'vlan' and '.' not in ident['iface'] and not declared.get(
-            'vlan_raw_device'):
-        raise DeclarationError("option vlan_raw_device is required for a vlan interface whose name does not say "
-                               "it (%s; name it <device>.<tag>, such as eno1.10)" % ident['iface'])
-    if declared.get('gateway') and not declared.get('cidr'):
-        raise DeclarationError('option gateway needs cidr: PVE keeps a gateway only on an interface with an address')
-
-
 def comment(text):
     # PVE keeps each comment line as a '#' line of the file and reads it back with a trailing newline.
     return text.strip()
 
 
-def unmanaged(kind, wire, **kwargs):
-    """Compared and written only when declared; a declared empty value is cleared with delete=."""
-    return kind(wire, clear='delete', **kwargs)
+class InterfaceFamily(Family):
+    def check_declaration(self, declaration):
+        ident, declared = declaration.ident, declaration.values
+        unnamed_vlan = declared.get('type') == 'vlan' and '.' not in ident['iface']
+        if declaration.state == 'present' and unnamed_vlan and not declared.get('vlan_raw_device'):
+            raise DeclarationError("option vlan_raw_device is required for a vlan interface whose name does not say "
+                                   "it (%s; name it <device>.<tag>, such as eno1.10)" % ident['iface'])
+        if declared.get('gateway') and not declared.get('cidr'):
+            raise DeclarationError('option gateway needs cidr: PVE keeps a gateway only on an interface with an '
+                                   'address')
 
 
-FAMILY = Family(
-    name='node_network',
+FAMILY = InterfaceFamily(
+    'node_network', 'node_network',
     identity=[
         Text('node', required=True, format='pve-node'),
         Text('iface', required=True, format='pve-iface', min_length=2, max_length=20),
@@ -62,32 +60,29 @@ FAMILY = Family(
         # without cidr6), so both are sent with every write, and undeclared means none (cleared by delete=).
         Text('cidr', default='', clear='delete', always_send=True, format='CIDRv4'),
         Text('cidr6', default='', clear='delete', always_send=True, format='CIDRv6'),
-        unmanaged(Text, 'gateway', format='ipv4'),
-        unmanaged(Text, 'gateway6', format='ipv6'),
+        clearable('gateway', Text, format='ipv4'),
+        clearable('gateway6', Text, format='ipv6'),
         # Undeclared: unmanaged on an existing interface, off on a new one (PVE's default).
         Flag('autostart'),
-        unmanaged(Integer, 'mtu', minimum=1280, maximum=65520),
-        unmanaged(Text, 'comments', normalise=comment),
-        unmanaged(Text, 'comments6', normalise=comment),
-        unmanaged(TokenSet, 'bridge_ports', separator=' ', format='pve-iface-list'),
-        unmanaged(TokenSet, 'bridge_vids', separator=' ', format='pve-vlan-id-or-range-list'),
+        clearable('mtu', Integer, minimum=1280, maximum=65520),
+        clearable('comments', Text, normalise=comment),
+        clearable('comments6', Text, normalise=comment),
+        clearable('bridge_ports', TokenSet, separator=' ', format='pve-iface-list'),
+        clearable('bridge_vids', TokenSet, separator=' ', format='pve-vlan-id-or-range-list'),
         # false is written as delete= (PVE would keep a 0 line), never bridge_vlan_aware=0.
-        unmanaged(Flag, 'bridge_vlan_aware'),
-        unmanaged(TokenSet, 'slaves', separator=' ', format='pve-iface-list'),
-        unmanaged(Text, 'bond_mode', choices=['balance-rr', 'active-backup', 'balance-xor', 'broadcast', '802.3ad',
+        clearable('bridge_vlan_aware', Flag),
+        clearable('slaves', TokenSet, separator=' ', format='pve-iface-list'),
+        clearable('bond_mode', Text, choices=['balance-rr', 'active-backup', 'balance-xor', 'broadcast', '802.3ad',
                                               'balance-tlb', 'balance-alb', 'balance-slb', 'lacp-balance-slb',
                                               'lacp-balance-tcp']),
-        unmanaged(Text, 'bond_xmit_hash_policy', choices=['layer2', 'layer2+3', 'layer3+4']),
-        unmanaged(Text, 'bond-primary', format='pve-iface'),
-        unmanaged(Integer, 'vlan-id', minimum=1, maximum=4094),
-        unmanaged(Text, 'vlan-raw-device', format='pve-iface'),
+        clearable('bond_xmit_hash_policy', Text, choices=['layer2', 'layer2+3', 'layer3+4']),
+        clearable('bond-primary', Text, format='pve-iface'),
+        clearable('vlan-id', Integer, minimum=1, maximum=4094),
+        clearable('vlan-raw-device', Text, format='pve-iface'),
     ],
-    collection='/nodes/{node}/network',
-    item='/nodes/{node}/network/{iface}',
-    create_on='collection',
-    absence=Absence((400,), errors={'iface': r'^interface does not exist'}),
+    where=Where(collection='/nodes/{node}/network', item='/nodes/{node}/network/{iface}', create_on='collection',
+                absence=Absence((400,), errors={'iface': r'^interface does not exist'})),
     # Removing an interface can cut a node off once applied: state=absent needs confirm_removal.
-    retain=True,
+    lifecycle=Lifecycle(retain=True),
     type_rules=INTERFACE_TYPES,
-    check_declaration=check_interface,
 )

@@ -11,7 +11,7 @@ __metaclass__ = type
 
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError, Unreadable
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Flag, Text, acl_path
-from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import ABSENT, Family
+from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import ABSENT, Family, Lifecycle, Where
 
 # PBS's schema patterns (pbs-api-types), with the POSIX classes spelled out for Python.
 SAFE = r'(?:[A-Za-z0-9_][A-Za-z0-9._\-]*)'
@@ -80,33 +80,32 @@ class AclStore:
         return client.put('/access/acl', dict(self.subject(ident), delete='1'), role=family.write_role)
 
 
-def check_path(ident, declared, state):
-    """PBS's check_acl_path, its roots and depths: a path it would refuse (400 "invalid acl path") is refused
-    before any request. Removal is not checked: PBS removes an entry of any path."""
-    if state != 'present' or ident['path'] == '/':
-        return
-    parts = ident['path'].split('/')[1:]
-    if parts[0] not in ACL_ROOTS:
-        raise DeclarationError("option path: %r is not an ACL path PBS takes: it starts with one of /%s, or is /"
-                               % (ident['path'], ', /'.join(sorted(ACL_ROOTS))))
-    if len(parts) > ACL_ROOTS[parts[0]]:
-        raise DeclarationError('option path: %r has %d components; PBS takes at most %d below /%s'
-                               % (ident['path'], len(parts), ACL_ROOTS[parts[0]], parts[0]))
+class PbsAclFamily(Family):
+    def check_declaration(self, declaration):
+        """PBS's check_acl_path, its roots and depths: a path it would refuse (400 "invalid acl path") is refused
+        before any request. Removal is not checked: PBS removes an entry of any path."""
+        path = declaration.ident['path']
+        if declaration.state != 'present' or path == '/':
+            return
+        parts = path.split('/')[1:]
+        if parts[0] not in ACL_ROOTS:
+            raise DeclarationError("option path: %r is not an ACL path PBS takes: it starts with one of /%s, or is /"
+                                   % (path, ', /'.join(sorted(ACL_ROOTS))))
+        if len(parts) > ACL_ROOTS[parts[0]]:
+            raise DeclarationError('option path: %r has %d components; PBS takes at most %d below /%s'
+                                   % (path, len(parts), ACL_ROOTS[parts[0]], parts[0]))
 
 
-FAMILY = Family(
-    name='pbs acl entry',
+FAMILY = PbsAclFamily(
+    'pbs_acl', 'pbs acl entry',
     identity=[
         Text('path', required=True, min_length=1, max_length=128, pattern=ACL_PATH, normalise=acl_path),
         Text('auth-id', required=True, min_length=3, max_length=64, pattern=AUTH_ID),
         Text('role', required=True, choices=ROLES),
     ],
     fields=[Flag('propagate', default=True, absent_means=True)],
+    where=Where(store=AclStore(), listing=AclListing(), schema=('PUT', '/access/acl')),
     scheme='pbs',
-    store=AclStore(),
-    listing=AclListing(),
-    schema=('PUT', '/access/acl'),
     # An update carries acl.cfg's digest (PBS refuses it when another writer changed acl.cfg meanwhile).
-    send_digest=True,
-    check_declaration=check_path,
+    lifecycle=Lifecycle(send_digest=True),
 )

@@ -12,14 +12,12 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError, Refused
-from ansible_collections.homeflare.proxmox.plugins.module_utils.families.api_token import SECRET_KEY, TokenFamily
-from ansible_collections.homeflare.proxmox.plugins.module_utils.families.pbs_user import (
-    FAMILY as USER, SINGLE_LINE, USERID, strip)
+from ansible_collections.homeflare.proxmox.plugins.module_utils.families.pbs_user import FAMILY as USER, USERID, strip
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Flag, Integer, Text
+from ansible_collections.homeflare.proxmox.plugins.module_utils.formats import SAFE_ID, SINGLE_LINE
 from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import (
-    ABSENT, Absence, ConfirmedAbsenceStore)
-
-SAFE_ID = r'^(?:[A-Za-z0-9_][A-Za-z0-9._\-]*)$'
+    Absence, ConfirmedAbsenceStore, Lifecycle, Where, absent)
+from ansible_collections.homeflare.proxmox.plugins.module_utils.tokens import CREATE_MISSING, SECRET_KEY, TokenFamily
 
 
 class TokenStore(ConfirmedAbsenceStore):
@@ -28,7 +26,7 @@ class TokenStore(ConfirmedAbsenceStore):
     def create(self, client, family, ident, form):
         # PBS's generate_token does not look the user up: it would mint a secret for a token nobody owns
         # (and that cannot log in). So the user is read first, and a missing one is refused.
-        if USER.store.read(client, USER, {'userid': ident['userid']}) is ABSENT:
+        if absent(USER.store.read(client, USER, {'userid': ident['userid']})):
             raise Refused("pbs API token '%s!%s' cannot be created: its user %s does not exist on the backup server "
                           "(PBS would create the token anyway, owned by nobody). Declare the user first "
                           "(homeflare.proxmox.pbs_user). Nothing was written."
@@ -36,25 +34,28 @@ class TokenStore(ConfirmedAbsenceStore):
         return super(TokenStore, self).create(client, family, ident, form)
 
 
-def require_expire(ident, declared, state):
-    """expire is always declared: a token's lifetime is decided, never left to whatever the live token has."""
-    if state == 'present' and declared.get('expire') is None:
-        raise DeclarationError('option expire is required with state=present (0 means it never expires)')
+class PbsTokenFamily(TokenFamily):
+    def check_declaration(self, declaration):
+        """expire is always declared: a token's lifetime is decided, never left to whatever the live token has."""
+        if declaration.state == 'present' and declaration.values.get('expire') is None:
+            raise DeclarationError('option expire is required with state=present (0 means it never expires)')
+
+    def check_create(self, declaration):
+        if not declaration.controls.get('create_missing'):
+            ident = declaration.ident
+            raise Refused(
+                "pbs API token '%s!%s' does not exist, and its secret exists only in the answer that creates it, so "
+                "it is not created here unless asked: create it where the secret can be kept (`proxmox-backup-manager "
+                "user generate-token %s %s` or the OpenBao/Vault PBS secrets mount) and declare it afterwards, or set "
+                "create_missing=true and register this task's result, which carries the secret once. Nothing was "
+                "written." % (ident['userid'], ident['token_name'], ident['userid'], ident['token_name']))
+
+    def created(self, declaration, answer):
+        return {'full_tokenid': (answer or {}).get('tokenid'), SECRET_KEY: (answer or {}).get('value')}
 
 
-def check_create(declaration):
-    if not declaration.create_missing:
-        ident = declaration.ident
-        raise Refused(
-            "pbs API token '%s!%s' does not exist, and its secret exists only in the answer that creates it, so it "
-            "is not created here unless asked: create it where the secret can be kept (`proxmox-backup-manager user "
-            "generate-token %s %s` or the OpenBao/Vault PBS secrets mount) and declare it afterwards, or set "
-            "create_missing=true and register this task's result, which carries the secret once. Nothing was "
-            "written." % (ident['userid'], ident['token_name'], ident['userid'], ident['token_name']))
-
-
-FAMILY = TokenFamily(
-    name='pbs API token',
+FAMILY = PbsTokenFamily(
+    'pbs_api_token', 'pbs API token',
     identity=[
         Text('userid', required=True, min_length=3, max_length=64, pattern=USERID),
         # The name after '!'; a full id 'user@realm!name' does not match it.
@@ -66,19 +67,14 @@ FAMILY = TokenFamily(
         Flag('enable', absent_means=True),
         Integer('expire', absent_means=0, minimum=0),
     ],
-    collection='/access/users/{userid}/token',
-    item='/access/users/{userid}/token/{token-name}',
-    create_on='item',
+    where=Where(collection='/access/users/{userid}/token', item='/access/users/{userid}/token/{token-name}',
+                create_on='item',
+                # A missing token (or a token of a missing user) is 400 "no such token 'user@realm!name'"; the user's
+                # token list (empty for a missing user) confirms it.
+                absence=Absence((400,), r"no such token '"),
+                store=TokenStore('token-name')),
     scheme='pbs',
-    # A missing token (or a token of a missing user) is 400 "no such token 'user@realm!name'"; the user's
-    # token list (empty for a missing user) confirms it.
-    absence=Absence((400,), r"no such token '"),
-    store=TokenStore('token-name'),
-    # Writes carry user.cfg's digest.
-    send_digest=True,
-    # Deleting a token destroys a secret nothing can recreate.
-    retain=True,
-    check_declaration=require_expire,
-    check_create=check_create,
-    created=lambda answer: {'full_tokenid': (answer or {}).get('tokenid'), SECRET_KEY: (answer or {}).get('value')},
+    # Writes carry user.cfg's digest. Deleting a token destroys a secret nothing can recreate.
+    lifecycle=Lifecycle(send_digest=True, retain=True),
+    controls=CREATE_MISSING,
 )

@@ -12,23 +12,23 @@ __metaclass__ = type
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import (
     CalendarEvent, Flag, Integer, PropertyString, Text)
+from ansible_collections.homeflare.proxmox.plugins.module_utils.formats import SAFE_ID, SINGLE_LINE
 from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import (
-    Absence, ConfirmedAbsenceStore, Family)
+    Absence, ConfirmedAbsenceStore, Family, Lifecycle, Where)
 
 # PBS's schema patterns (proxmox-schema), with the POSIX classes spelled out for Python.
-SAFE_ID = r'^(?:[A-Za-z0-9_][A-Za-z0-9._\-]*)$'
-SINGLE_LINE = r'^[^\x00-\x1f\x7f]*$'
 USERID = r'^(?:[^\s:/\x00-\x1f\x7f]+)@(?:[A-Za-z0-9_][A-Za-z0-9._\-]*)$'
 NOTIFY = ['never', 'always', 'error']
 
 
-def check_datastore(ident, declared, state):
-    if declared.get('destroy_data') and state != 'absent':
-        raise DeclarationError('option destroy_data only applies with state=absent')
+class DatastoreFamily(Family):
+    def check_declaration(self, declaration):
+        if declaration.values.get('destroy_data') and declaration.state != 'absent':
+            raise DeclarationError('option destroy_data only applies with state=absent')
 
 
-FAMILY = Family(
-    name='pbs datastore',
+FAMILY = DatastoreFamily(
+    'pbs_datastore', 'pbs datastore',
     identity=[Text('name', required=True, min_length=3, max_length=32, pattern=SAFE_ID)],
     fields=[
         # Where the chunks live, and on what: fixed for the datastore's life (PBS takes neither on update).
@@ -60,15 +60,9 @@ FAMILY = Family(
         # Removal drops the section and keeps the chunks; only this wipes them too.
         Flag('destroy-data', delete_param=True, schema_key=None),
     ],
-    collection='/config/datastore',
-    item='/config/datastore/{name}',
+    where=Where(collection='/config/datastore', item='/config/datastore/{name}',
+                # A missing section is PBS's generic lookup error; the datastore list confirms it.
+                absence=Absence((400,), r"no such datastore '"), store=ConfirmedAbsenceStore('name')),
     scheme='pbs',
-    # A missing section is PBS's generic lookup error; the datastore list confirms it.
-    absence=Absence((400,), r"no such datastore '"),
-    store=ConfirmedAbsenceStore('name'),
-    send_digest=True,
-    retain=True,
-    task_timeout=120,
-    settle=120,
-    check_declaration=check_datastore,
+    lifecycle=Lifecycle(send_digest=True, retain=True, task_timeout=120, settle=120),
 )

@@ -16,26 +16,12 @@ __metaclass__ = type
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError, Refused
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import MISSING, Flag, Integer
 from ansible_collections.homeflare.proxmox.plugins.module_utils.pbs_jobs import (
-    check_depth, comment, datastore, job_id, max_depth, namespace, needs_on_create, schedule)
-from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Absence, ConfirmedAbsenceStore, Family
+    check_depth, comment, datastore, job_id, max_depth, namespace, require_on_create, schedule)
+from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import (
+    Absence, ConfirmedAbsenceStore, Family, Lifecycle, Where)
 
 KEEPS = ('keep-last', 'keep-hourly', 'keep-daily', 'keep-weekly', 'keep-monthly', 'keep-yearly')
 KEEP_FIELDS = [Integer(wire, clear='delete', minimum=1) for wire in KEEPS]
-
-
-def check_prune_job(ident, declared, state):
-    if state != 'present':
-        return
-    if declared.get('schedule') == '':
-        raise DeclarationError('option schedule: a prune job cannot drop its schedule (PBS requires one); leave it '
-                               'undeclared to leave it unmanaged')
-    if declared.get('store') == '':
-        raise DeclarationError('option store must not be empty')
-    check_depth(declared)
-    if any(field.option in declared for field in KEEP_FIELDS):
-        # One retention policy: the keep lines left out of a declared one are removed.
-        for field in KEEP_FIELDS:
-            declared.setdefault(field.option, None)
 
 
 def narrowing(declaration, raw):
@@ -66,26 +52,44 @@ def describe_narrowing(declaration, found):
             % (declaration.ident['id'], '; '.join(found)))
 
 
-def advise(declaration, raw):
-    found = narrowing(declaration, raw)
-    if not found:
-        return []
-    if declaration.options.get('confirm_narrowing'):
-        return [describe_narrowing(declaration, found) + ' (confirmed by confirm_narrowing=true)']
-    return [describe_narrowing(declaration, found) + '; a real run writes it only with confirm_narrowing=true']
+class PruneJobFamily(Family):
+    def check_declaration(self, declaration):
+        declared = declaration.values
+        if declaration.state != 'present':
+            return
+        if declared.get('schedule') == '':
+            raise DeclarationError('option schedule: a prune job cannot drop its schedule (PBS requires one); leave '
+                                   'it undeclared to leave it unmanaged')
+        if declared.get('store') == '':
+            raise DeclarationError('option store must not be empty')
+        check_depth(declared)
+        if any(field.option in declared for field in KEEP_FIELDS):
+            # One retention policy: the keep lines left out of a declared one are removed.
+            for field in KEEP_FIELDS:
+                declared.setdefault(field.option, None)
+
+    def check_create(self, declaration):
+        require_on_create(declaration, 'prune job', 'store', 'schedule')
+
+    def advise(self, declaration, raw):
+        found = narrowing(declaration, raw)
+        if not found:
+            return []
+        if declaration.controls.get('confirm_narrowing'):
+            return [describe_narrowing(declaration, found) + ' (confirmed by confirm_narrowing=true)']
+        return [describe_narrowing(declaration, found) + '; a real run writes it only with confirm_narrowing=true']
+
+    def check_write(self, declaration, raw, the_plan):
+        if the_plan.action != 'update' or declaration.controls.get('confirm_narrowing'):
+            return
+        found = narrowing(declaration, raw)
+        if found:
+            raise Refused('%s. Nothing was written; declare confirm_narrowing=true to write it.'
+                          % describe_narrowing(declaration, found))
 
 
-def check_write(declaration, raw, plan):
-    if plan.action != 'update' or declaration.options.get('confirm_narrowing'):
-        return
-    found = narrowing(declaration, raw)
-    if found:
-        raise Refused('%s. Nothing was written; declare confirm_narrowing=true to write it.'
-                      % describe_narrowing(declaration, found))
-
-
-FAMILY = Family(
-    name='pbs prune job',
+FAMILY = PruneJobFamily(
+    'pbs_prune_job', 'pbs prune job',
     identity=[job_id()],
     fields=[
         datastore(),
@@ -98,16 +102,10 @@ FAMILY = Family(
         Flag('disable', clear='delete'),
         comment(),
     ],
-    collection='/config/prune',
-    item='/config/prune/{id}',
+    where=Where(collection='/config/prune', item='/config/prune/{id}',
+                # A missing section is PBS's generic lookup error; the job list confirms it.
+                absence=Absence((400,), r"no such prune '"), store=ConfirmedAbsenceStore('id')),
     scheme='pbs',
-    # A missing section is PBS's generic lookup error; the job list confirms it.
-    absence=Absence((400,), r"no such prune '"),
-    store=ConfirmedAbsenceStore('id'),
-    send_digest=True,
-    check_declaration=check_prune_job,
-    check_create=needs_on_create('prune job', 'store', 'schedule'),
-    advise=advise,
-    check_write=check_write,
-    options={'confirm_narrowing': dict(type='bool', default=False)},
+    lifecycle=Lifecycle(send_digest=True),
+    controls={'confirm_narrowing': dict(type='bool', default=False)},
 )

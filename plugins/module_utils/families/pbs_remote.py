@@ -12,22 +12,28 @@ from ansible_collections.homeflare.proxmox.plugins.module_utils.api import check
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Flag, Integer, Text
 from ansible_collections.homeflare.proxmox.plugins.module_utils.pbs_jobs import (
-    AUTH_ID, FINGERPRINT, HOST, SAFE_ID, SINGLE_LINE, SecretText, comment, needs_on_create)
-from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Absence, ConfirmedAbsenceStore, Family
+    AUTH_ID, FINGERPRINT, HOST, SAFE_ID, SINGLE_LINE, SecretText, comment, require_on_create)
+from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import (
+    Absence, ConfirmedAbsenceStore, Family, Lifecycle, Where)
 
 
-def check_remote(ident, declared, state):
-    if state != 'present':
-        return
-    if declared.get('port') is not None:
-        check_port('port', declared['port'])
-    for option in ('host', 'auth_id'):
-        if declared.get(option) == '':
-            raise DeclarationError('option %s must not be empty' % option)
+class RemoteFamily(Family):
+    def check_declaration(self, declaration):
+        declared = declaration.values
+        if declaration.state != 'present':
+            return
+        if declared.get('port') is not None:
+            check_port('port', declared['port'])
+        for option in ('host', 'auth_id'):
+            if declared.get(option) == '':
+                raise DeclarationError('option %s must not be empty' % option)
+
+    def check_create(self, declaration):
+        require_on_create(declaration, 'remote', 'host', 'auth_id', 'password')
 
 
-FAMILY = Family(
-    name='pbs remote',
+FAMILY = RemoteFamily(
+    'pbs_remote', 'pbs remote',
     identity=[Text('name', required=True, min_length=3, max_length=32, pattern=SAFE_ID)],
     fields=[
         Text('host', pattern=HOST),
@@ -39,12 +45,8 @@ FAMILY = Family(
         Flag('use-node-proxy', clear='delete'),
         comment(),
     ],
-    collection='/config/remote',
-    item='/config/remote/{name}',
+    where=Where(collection='/config/remote', item='/config/remote/{name}',
+                absence=Absence((400,), r"no such remote '"), store=ConfirmedAbsenceStore('name')),
     scheme='pbs',
-    absence=Absence((400,), r"no such remote '"),
-    store=ConfirmedAbsenceStore('name'),
-    send_digest=True,
-    check_declaration=check_remote,
-    check_create=needs_on_create('remote', 'host', 'auth_id', 'password'),
+    lifecycle=Lifecycle(send_digest=True),
 )

@@ -11,12 +11,12 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError
-from ansible_collections.homeflare.proxmox.plugins.module_utils.families.notification_endpoint import Items
-from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Flag, Integer, Text
+from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import ArrayParameter, Flag, Integer, clearable
 from ansible_collections.homeflare.proxmox.plugins.module_utils.pbs_jobs import (
-    AUTH_ID, SAFE_ID, check_depth, comment, datastore, job_id, max_depth, namespace, needs_on_create,
+    AUTH_ID, SAFE_ID, check_depth, comment, datastore, job_id, max_depth, namespace, require_on_create,
     schedule)
-from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Absence, ConfirmedAbsenceStore, Family
+from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import (
+    Absence, ConfirmedAbsenceStore, Family, Lifecycle, Where)
 
 GROUP_TYPES = ('vm', 'ct', 'host')
 
@@ -37,71 +37,63 @@ def group_filter(text):
     return None
 
 
-def check_sync_job(ident, declared, state):
-    if state != 'present':
-        return
-    for option in ('store', 'remote_store'):
-        if declared.get(option) == '':
-            raise DeclarationError('option %s must not be empty' % option)
-    check_depth(declared, ('ns', 'remote_ns'))
+class SyncJobFamily(Family):
+    def check_declaration(self, declaration):
+        declared = declaration.values
+        if declaration.state != 'present':
+            return
+        for option in ('store', 'remote_store'):
+            if declared.get(option) == '':
+                raise DeclarationError('option %s must not be empty' % option)
+        check_depth(declared, ('ns', 'remote_ns'))
 
-
-def check_create(declaration):
-    needs_on_create('sync job', 'store', 'remote_store')(declaration)
-    values = declaration.values
-    if not values.get('remote') and values.get('store') == values.get('remote_store'):
-        raise DeclarationError('option remote_store: a local sync job (no remote) cannot sync datastore %r into '
-                               'itself' % values['store'])
-
-
-def option(wire, kind=Text, **kwargs):
-    """An option of the job: undeclared is unmanaged, declared empty is removed (delete=)."""
-    return kind(wire, clear='delete', **kwargs)
+    def check_create(self, declaration):
+        require_on_create(declaration, 'sync job', 'store', 'remote_store')
+        values = declaration.values
+        if not values.get('remote') and values.get('store') == values.get('remote_store'):
+            raise DeclarationError('option remote_store: a local sync job (no remote) cannot sync datastore %r into '
+                                   'itself' % values['store'])
 
 
 def rate(wire):
     """A byte rate or burst as PBS takes it (``10 MiB``); compared as stored."""
-    return option(wire, min_length=1, max_length=64)
+    return clearable(wire, min_length=1, max_length=64)
 
 
-FAMILY = Family(
-    name='pbs sync job',
+FAMILY = SyncJobFamily(
+    'pbs_sync_job', 'pbs sync job',
     identity=[job_id()],
     fields=[
         datastore(),
         namespace(),
         # pull (the default) copies from the remote into store; push copies store to the remote.
-        option('sync-direction', choices=['pull', 'push'], absent_means='pull'),
+        clearable('sync-direction', choices=['pull', 'push'], absent_means='pull'),
         # No remote: a local sync between two datastores of this server.
-        option('remote', min_length=3, max_length=32, pattern=SAFE_ID),
+        clearable('remote', min_length=3, max_length=32, pattern=SAFE_ID),
         datastore('remote-store'),
         namespace('remote-ns'),
         max_depth(),
-        option('owner', min_length=3, max_length=64, pattern=AUTH_ID),
+        clearable('owner', min_length=3, max_length=64, pattern=AUTH_ID),
         schedule(clear='delete'),
         # Removes on the target what vanished on the source: data loss on the target.
-        option('remove-vanished', kind=Flag),
-        option('group-filter', kind=Items, valid=group_filter),
-        option('transfer-last', kind=Integer, minimum=1),
+        clearable('remove-vanished', Flag),
+        clearable('group-filter', ArrayParameter, valid=group_filter),
+        clearable('transfer-last', Integer, minimum=1),
         rate('rate-in'),
         rate('burst-in'),
         rate('rate-out'),
         rate('burst-out'),
-        option('encrypted-only', kind=Flag),
-        option('verified-only', kind=Flag),
-        option('run-on-mount', kind=Flag),
-        option('unmount-on-done', kind=Flag),
+        clearable('encrypted-only', Flag),
+        clearable('verified-only', Flag),
+        clearable('run-on-mount', Flag),
+        clearable('unmount-on-done', Flag),
         # Not in PBS's delete list: false is written as false.
         Flag('resync-corrupt'),
-        option('worker-threads', kind=Integer, minimum=1, maximum=32),
+        clearable('worker-threads', Integer, minimum=1, maximum=32),
         comment(),
     ],
-    collection='/config/sync',
-    item='/config/sync/{id}',
+    where=Where(collection='/config/sync', item='/config/sync/{id}', absence=Absence((400,), r"no such sync '"),
+                store=ConfirmedAbsenceStore('id', list_params={'sync-direction': 'all'})),
     scheme='pbs',
-    absence=Absence((400,), r"no such sync '"),
-    store=ConfirmedAbsenceStore('id', list_params={'sync-direction': 'all'}),
-    send_digest=True,
-    check_declaration=check_sync_job,
-    check_create=check_create,
+    lifecycle=Lifecycle(send_digest=True),
 )

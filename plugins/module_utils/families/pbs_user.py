@@ -10,11 +10,11 @@ __metaclass__ = type
 
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Flag, Integer, Text
+from ansible_collections.homeflare.proxmox.plugins.module_utils.formats import SINGLE_LINE
 from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import (
-    Absence, ConfirmedAbsenceStore, Family)
+    Absence, ConfirmedAbsenceStore, Exporting, Family, Lifecycle, Where)
 
-# PBS's schema patterns (pbs-api-types), with the POSIX classes spelled out for Python.
-SINGLE_LINE = r'^[^\x00-\x1f\x7f]*$'
+# PBS's schema pattern (pbs-api-types), with the POSIX classes spelled out for Python.
 USERID = r'^(?:[^\s:/\x00-\x1f\x7f]+)@(?:[A-Za-z0-9_][A-Za-z0-9._\-]*)$'
 # The only realm whose passwords PBS keeps itself (create_user's store_password); pam's is the host's
 # and needs root@pam's own login, a directory's (ldap, ad, openid) is the directory's.
@@ -26,20 +26,22 @@ def strip(value):
     return value.strip()
 
 
-def check_user(ident, declared, state):
-    realm = ident['userid'].rsplit('@', 1)[-1]
-    if declared.get('password') and realm != PASSWORD_REALM:
-        raise DeclarationError(
-            "option password: PBS keeps passwords only for the realm 'pbs', and %s is in '%s' (PBS refuses a pam "
-            "password to anybody but root@pam's own login - 'only superuser can edit pam credentials!' - and only "
-            "after it saved the user; a directory keeps its own). Leave password out." % (ident['userid'], realm))
+class PbsUserFamily(Family):
+    def check_declaration(self, declaration):
+        userid = declaration.ident['userid']
+        realm = userid.rsplit('@', 1)[-1]
+        if declaration.values.get('password') and realm != PASSWORD_REALM:
+            raise DeclarationError(
+                "option password: PBS keeps passwords only for the realm 'pbs', and %s is in '%s' (PBS refuses a pam "
+                "password to anybody but root@pam's own login - 'only superuser can edit pam credentials!' - and "
+                "only after it saved the user; a directory keeps its own). Leave password out." % (userid, realm))
+
+    def is_builtin(self, ident, raw):
+        return ident['userid'] == 'root@pam'
 
 
-FAMILY = Family(
-    name='pbs user',
-    # a password is optional (a user may log in with tokens only): no placeholder
-    placeholders={},
-    builtin=lambda ident, raw: ident['userid'] == 'root@pam',
+FAMILY = PbsUserFamily(
+    'pbs_user', 'pbs user',
     identity=[Text('userid', required=True, min_length=3, max_length=64, pattern=USERID)],
     fields=[
         Text('comment', clear='delete', max_length=128, pattern=SINGLE_LINE, normalise=strip),
@@ -52,12 +54,12 @@ FAMILY = Family(
         # Taken by the create only (PUT ignores it; PUT /access/password changes it): never read or compared.
         Text('password', secret=True, min_length=8, max_length=64, pattern=SINGLE_LINE),
     ],
-    collection='/access/users',
-    item='/access/users/{userid}',
+    where=Where(collection='/access/users', item='/access/users/{userid}',
+                # A missing user is 400 "no such user 'x@pbs'"; the user list (all of it with Sys.Audit) confirms it.
+                absence=Absence((400,), r"no such user '"),
+                store=ConfirmedAbsenceStore('userid')),
     scheme='pbs',
-    # A missing user is 400 "no such user 'x@pbs'"; the user list (all of it with Sys.Audit) confirms it.
-    absence=Absence((400,), r"no such user '"),
-    store=ConfirmedAbsenceStore('userid'),
-    send_digest=True,
-    check_declaration=check_user,
+    lifecycle=Lifecycle(send_digest=True),
+    # a password is optional (a user may log in with tokens only): no placeholder
+    exporting=Exporting(placeholders={}),
 )

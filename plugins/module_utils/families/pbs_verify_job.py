@@ -11,20 +11,26 @@ __metaclass__ = type
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Flag, Integer
 from ansible_collections.homeflare.proxmox.plugins.module_utils.pbs_jobs import (
-    check_depth, comment, datastore, job_id, max_depth, namespace, needs_on_create, schedule)
-from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Absence, ConfirmedAbsenceStore, Family
+    check_depth, comment, datastore, job_id, max_depth, namespace, require_on_create, schedule)
+from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import (
+    Absence, ConfirmedAbsenceStore, Family, Lifecycle, Where)
 
 
-def check_verify_job(ident, declared, state):
-    if state != 'present':
-        return
-    if declared.get('store') == '':
-        raise DeclarationError('option store must not be empty')
-    check_depth(declared)
+class VerifyJobFamily(Family):
+    def check_declaration(self, declaration):
+        declared = declaration.values
+        if declaration.state != 'present':
+            return
+        if declared.get('store') == '':
+            raise DeclarationError('option store must not be empty')
+        check_depth(declared)
+
+    def check_create(self, declaration):
+        require_on_create(declaration, 'verify job', 'store')
 
 
-FAMILY = Family(
-    name='pbs verify job',
+FAMILY = VerifyJobFamily(
+    'pbs_verify_job', 'pbs verify job',
     identity=[job_id()],
     fields=[
         datastore(),
@@ -38,12 +44,8 @@ FAMILY = Family(
         Integer('verify-threads', clear='delete', minimum=1, maximum=32),
         comment(),
     ],
-    collection='/config/verify',
-    item='/config/verify/{id}',
+    where=Where(collection='/config/verify', item='/config/verify/{id}',
+                absence=Absence((400,), r"no such verification '"), store=ConfirmedAbsenceStore('id')),
     scheme='pbs',
-    absence=Absence((400,), r"no such verification '"),
-    store=ConfirmedAbsenceStore('id'),
-    send_digest=True,
-    check_declaration=check_verify_job,
-    check_create=needs_on_create('verify job', 'store'),
+    lifecycle=Lifecycle(send_digest=True),
 )

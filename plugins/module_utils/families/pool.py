@@ -9,26 +9,27 @@ __metaclass__ = type
 
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Text, perl_true_text
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError
-from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Absence, Family, Listing, QueryStore
+from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import (
+    Absence, Family, Listing, QueryStore, Where)
 
 
-def check_create(declaration):
-    """pve-manager PVE/API2/Pool.pm ``create_pool``: every level's name starts with a letter (a nested pool's
-    parents met the same rule when they were made)."""
-    poolid = declaration.ident['poolid']
-    if not all(name[:1].isalpha() for name in poolid.split('/')):
-        raise DeclarationError("option poolid: pool '%s': pool name must start with a letter" % poolid)
+class PoolFamily(Family):
+    def check_create(self, declaration):
+        """pve-manager PVE/API2/Pool.pm ``create_pool``: every level's name starts with a letter (a nested pool's
+        parents met the same rule when they were made)."""
+        poolid = declaration.ident['poolid']
+        if not all(name[:1].isalpha() for name in poolid.split('/')):
+            raise DeclarationError("option poolid: pool '%s': pool name must start with a letter" % poolid)
+
+    def report(self, raw):
+        return {'members': len(raw.get('members') or [])}
 
 
-FAMILY = Family(
-    name='pool',
+FAMILY = PoolFamily(
+    'pool', 'pool',
     identity=[Text('poolid', required=True, format='pve-poolid')],
     fields=[Text('comment', default='', normalise=perl_true_text)],  # user.cfg: '0' is never written
-    collection='/pools',
-    store=QueryStore(),
-    listing=Listing('/pools'),
-    check_create=check_create,
-    # PVE answers a missing pool with 500 "pool 'x' does not exist" (some versions 404).
-    absence=Absence((404, 500), r'does not exist'),
-    report=lambda raw: {'members': len(raw.get('members') or [])},
+    where=Where(collection='/pools', store=QueryStore(), listing=Listing('/pools'),
+                # PVE answers a missing pool with 500 "pool 'x' does not exist" (some versions 404).
+                absence=Absence((404, 500), r'does not exist')),
 )

@@ -8,8 +8,11 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError, Refused
-from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Flag, Integer, PropertyString, Text, section_comment
-from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Absence, Family
+from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import (
+    Flag, Integer, PropertyString, Text, clearable, section_comment)
+from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import (
+    Absence, Exporting, Family, Lifecycle, Where)
+from ansible_collections.homeflare.proxmox.plugins.module_utils.type_rules import TypeRules
 
 # What each type takes (pve-access-control PVE/Auth/<Type>.pm options()), in wire names, and what a create needs.
 # Kept in step with the simulator's port by tests/unit/test_simulator_access_notify.py.
@@ -27,6 +30,7 @@ TYPES = {
                             'comment', 'query-userinfo'],
                    required=['issuer-url', 'client-id']),
 }
+REALM_TYPES = TypeRules('realm', TYPES)
 # PVE re-reads these two into domains.cfg whatever is deleted (PVE::Auth::Plugin::parse_config).
 BUILTIN = ('pam', 'pve')
 
@@ -39,99 +43,84 @@ def tfa_rule(pairs):
     return None if 'type' in pairs else 'lacks type=yubico or type=oath'
 
 
-def check_type(ident, declared, state):
-    """The realm type's own table, before any request; and the built-in realms, which cannot go."""
-    realm = ident['realm']
-    if state == 'absent':
-        if realm in BUILTIN:
-            raise Refused("realm '%s' is built in: PVE keeps it whatever is deleted (a DELETE answers success and "
-                          "the realm is back with its default comment), so state=absent cannot be met. Nothing was "
-                          "written." % realm)
-        return
-    kind = declared.get('type')
-    if not kind:
-        raise DeclarationError('option type is required with state=present (one of %s)' % ', '.join(sorted(TYPES)))
-    if realm in BUILTIN and kind != realm:
-        raise DeclarationError("option type: the built-in realm '%s' has the type %s" % (realm, realm))
-    if realm not in BUILTIN and kind in BUILTIN:
-        raise DeclarationError('option type: %s is the type of the built-in realm of that name only; a new realm '
-                               'is ad, ldap or openid' % kind)
-    by_wire = dict((field.wire, field) for field in FAMILY.fields)
-    foreign = sorted(field.option for wire, field in by_wire.items()
-                     if wire != 'type' and field.option in declared and wire not in TYPES[kind]['options'])
-    if foreign:
-        raise DeclarationError('option %s: a %s realm does not take %s' % (foreign[0], kind, ', '.join(foreign)))
-    missing = [by_wire[wire].option for wire in TYPES[kind]['required'] if not declared.get(by_wire[wire].option)]
-    if missing:
-        raise DeclarationError('option %s is required for a %s realm (it needs %s)' % (
-            missing[0], kind, ', '.join(by_wire[wire].option for wire in TYPES[kind]['required'])))
-
-
 class RealmFamily(Family):
-    def argument_spec(self):
-        spec = super(RealmFamily, self).argument_spec()
+    def check_declaration(self, declaration):
+        """The realm type's own table, before any request; and the built-in realms, which cannot go."""
+        realm = declaration.ident['realm']
+        declared = declaration.values
+        if declaration.state == 'absent':
+            if realm in BUILTIN:
+                raise Refused("realm '%s' is built in: PVE keeps it whatever is deleted (a DELETE answers success and "
+                              "the realm is back with its default comment), so state=absent cannot be met. Nothing "
+                              "was written." % realm)
+            return
+        kind = REALM_TYPES.declared_type(declared)
+        if realm in BUILTIN and kind != realm:
+            raise DeclarationError("option type: the built-in realm '%s' has the type %s" % (realm, realm))
+        if realm not in BUILTIN and kind in BUILTIN:
+            raise DeclarationError('option type: %s is the type of the built-in realm of that name only; a new '
+                                   'realm is ad, ldap or openid' % kind)
+        REALM_TYPES.check_options(self.fields, declared, kind)
+
+    def is_builtin(self, ident, raw):
+        # the realms every PVE ships (an export leaves them out unless asked)
+        return ident['realm'] in BUILTIN
+
+    def object_spec(self):
+        spec = super(RealmFamily, self).object_spec()
         spec['certkey']['no_log'] = False  # the client key's path, not a key
         return spec
 
 
-def option(wire, kind=Text, **kwargs):
-    """An updatable option; unset on update is delete=, as PVE's Domains.pm clears it."""
-    return kind(wire, clear='delete', **kwargs)
-
-
 FAMILY = RealmFamily(
-    name='realm',
-    placeholders={'password': ('ldap', 'ad'), 'client-key': ('openid',)},
-    # the realms every PVE ships (an export leaves them out unless asked)
-    builtin=lambda ident, raw: ident['realm'] in ('pam', 'pve'),
+    'realm', 'realm',
     identity=[Text('realm', required=True, format='pve-realm', max_length=32)],
     fields=[
         Text('type', create_only=True, choices=sorted(TYPES)),
         # domains.cfg (Auth/Plugin.pm write_config/parse_config): encode_text, read back with its spaces trimmed
-        option('comment', max_length=4096, normalise=section_comment),
-        option('default', kind=Flag),
-        option('tfa', kind=PropertyString, keys=TFA, rule=tfa_rule, max_length=128),
+        clearable('comment', max_length=4096, normalise=section_comment),
+        clearable('default', Flag),
+        clearable('tfa', PropertyString, keys=TFA, rule=tfa_rule, max_length=128),
         # LDAP and Active Directory
-        option('server1', format='address', max_length=256),
-        option('server2', format='address', max_length=256),
-        option('port', kind=Integer, minimum=1, maximum=65535),
-        option('mode', choices=['ldap', 'ldaps', 'ldap+starttls']),
-        option('secure', kind=Flag),
-        option('sslversion', choices=['tlsv1', 'tlsv1_1', 'tlsv1_2', 'tlsv1_3']),
-        option('verify', kind=Flag),
-        option('capath'),
-        option('cert'),
-        option('certkey'),
-        option('base_dn', max_length=256),
-        option('bind_dn', max_length=256),
-        option('user_attr', pattern=r'\S{2,}', max_length=256),
-        option('domain', pattern=r'\S+', max_length=256),
-        option('filter', max_length=2048),
-        option('sync_attributes', pattern=r'\w+=[^,]+(,\s*\w+=[^,]+)*'),
-        option('group_dn', max_length=256),
-        option('group_filter', max_length=2048),
-        option('case-sensitive', kind=Flag, absent_means=True),
+        clearable('server1', format='address', max_length=256),
+        clearable('server2', format='address', max_length=256),
+        clearable('port', Integer, minimum=1, maximum=65535),
+        clearable('mode', choices=['ldap', 'ldaps', 'ldap+starttls']),
+        clearable('secure', Flag),
+        clearable('sslversion', choices=['tlsv1', 'tlsv1_1', 'tlsv1_2', 'tlsv1_3']),
+        clearable('verify', Flag),
+        clearable('capath'),
+        clearable('cert'),
+        clearable('certkey'),
+        clearable('base_dn', max_length=256),
+        clearable('bind_dn', max_length=256),
+        clearable('user_attr', pattern=r'\S{2,}', max_length=256),
+        clearable('domain', pattern=r'\S+', max_length=256),
+        clearable('filter', max_length=2048),
+        clearable('sync_attributes', pattern=r'\w+=[^,]+(,\s*\w+=[^,]+)*'),
+        clearable('group_dn', max_length=256),
+        clearable('group_filter', max_length=2048),
+        clearable('case-sensitive', Flag, absent_means=True),
         # OpenID Connect
-        option('issuer-url', max_length=256),
-        option('client-id', max_length=256),
+        clearable('issuer-url', max_length=256),
+        clearable('client-id', max_length=256),
         Text('username-claim', create_only=True),
-        option('groups-claim', pattern=r'(?:[A-Za-z0-9\.\-_]+)', max_length=256),
-        option('autocreate', kind=Flag),
-        option('groups-autocreate', kind=Flag),
-        option('groups-overwrite', kind=Flag),
-        option('prompt', pattern=r'(?:none|login|consent|select_account|\S+)'),
-        option('scopes'),
-        option('acr-values', pattern='^[^\\x00-\\x1F\\x7F <>#"]*$'),
-        option('query-userinfo', kind=Flag, absent_means=True),
+        clearable('groups-claim', pattern=r'(?:[A-Za-z0-9\.\-_]+)', max_length=256),
+        clearable('autocreate', Flag),
+        clearable('groups-autocreate', Flag),
+        clearable('groups-overwrite', Flag),
+        clearable('prompt', pattern=r'(?:none|login|consent|select_account|\S+)'),
+        clearable('scopes'),
+        clearable('acr-values', pattern='^[^\\x00-\\x1F\\x7F <>#"]*$'),
+        clearable('query-userinfo', Flag, absent_means=True),
         # The LDAP/AD bind password (kept in /etc/pve/priv/realm/<realm>.pw) and the OpenID client key.
         Text('password', secret=True),
         Text('client-key', secret=True, max_length=256),
     ],
-    collection='/access/domains',
-    item='/access/domains/{realm}',
-    # A missing realm is 500 "domain 'x' does not exist".
-    absence=Absence((404, 500), r'does not exist'),
+    where=Where(collection='/access/domains', item='/access/domains/{realm}',
+                # A missing realm is 500 "domain 'x' does not exist".
+                absence=Absence((404, 500), r'does not exist')),
     # domains.cfg's digest: a realm edited by someone else between read and write is not overwritten.
-    send_digest=True,
-    check_declaration=check_type,
+    lifecycle=Lifecycle(send_digest=True),
+    exporting=Exporting(placeholders={'password': ('ldap', 'ad'), 'client-key': ('openid',)}),
 )

@@ -11,7 +11,8 @@ import math
 
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Flag, Text, section_comment
-from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import ABSENT, Absence, Family, ItemStore
+from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import (
+    ABSENT, Absence, Family, ItemStore, Lifecycle, Where, absent)
 
 
 class Rate(Text):
@@ -36,17 +37,18 @@ class ReplicationJobs(ItemStore):
 
     def read(self, client, family, ident):
         raw = super(ReplicationJobs, self).read(client, family, ident)
-        return ABSENT if raw is not ABSENT and raw.get('remove_job') else raw
+        return ABSENT if not absent(raw) and raw.get('remove_job') else raw
 
 
-def check_create(declaration):
-    """PVE needs the target node to create a job; it cannot be changed later."""
-    if not declaration.values.get('target'):
-        raise DeclarationError('option target is required to create a replication job')
+class ReplicationJobFamily(Family):
+    def check_create(self, declaration):
+        """PVE needs the target node to create a job; it cannot be changed later."""
+        if not declaration.values.get('target'):
+            raise DeclarationError('option target is required to create a replication job')
 
 
-FAMILY = Family(
-    name='replication job',
+FAMILY = ReplicationJobFamily(
+    'replication_job', 'replication job',
     identity=[Text('id', required=True, format='pve-replication-job-id', pattern=r'[1-9][0-9]{2,8}-\d{1,9}')],
     fields=[
         # local is the only replication type PVE has.
@@ -59,11 +61,8 @@ FAMILY = Family(
         Text('comment', clear='delete', max_length=4096, normalise=section_comment),
         Flag('disable', clear='delete'),
     ],
-    collection='/cluster/replication',
-    item='/cluster/replication/{id}',
-    absence=Absence((500,), r'no such replication job'),
-    store=ReplicationJobs(),
+    where=Where(collection='/cluster/replication', item='/cluster/replication/{id}',
+                absence=Absence((500,), r'no such replication job'), store=ReplicationJobs()),
     # replication.cfg's digest: a job edited by someone else between read and write is not overwritten.
-    send_digest=True,
-    check_create=check_create,
+    lifecycle=Lifecycle(send_digest=True),
 )

@@ -9,4 +9,4 @@ __metaclass__ = type
 
 from ansible_collections.homeflare.proxmox.plugins.module_utils.staging import SdnApply
 
-FAMILY = SdnApply('sdn_apply', identity=[])
+FAMILY = SdnApply('sdn_apply', 'sdn_apply', identity=[])

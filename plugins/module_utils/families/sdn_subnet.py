@@ -19,7 +19,8 @@ from ansible_collections.homeflare.proxmox.plugins.module_utils.api import Repea
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import ApiError, DeclarationError, Refused
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Field, Flag, Text
 from ansible_collections.homeflare.proxmox.plugins.module_utils.formats import why_not
-from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import ABSENT, Absence
+from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import (
+    ABSENT, Absence, Lifecycle, Where, absent)
 from ansible_collections.homeflare.proxmox.plugins.module_utils.staging import Staged, StagedStore
 
 SUBNETS = '/cluster/sdn/vnets/{vnet}/subnets'
@@ -74,12 +75,6 @@ class Network(Text):
                 text, strict=False).compressed)
 
 
-def check_subnet(ident, declared, state):
-    gateway = declared.get('gateway')
-    if gateway and ipaddress.ip_address(gateway) not in ipaddress.ip_network(ident['subnet']):
-        raise DeclarationError('option gateway: %s is outside the subnet %s' % (gateway, ident['subnet']))
-
-
 class SubnetStore(StagedStore):
     """Subnets addressed by their zone-prefixed id, which the vnet's zone decides."""
 
@@ -129,20 +124,26 @@ class SubnetStore(StagedStore):
         return client.delete(self.path_of(client, family, ident), role=family.write_role)
 
 
-def export_subnets(client, family):
-    """Every vnet's subnets, by network: the list's ``subnet`` is the zone-prefixed id, ``cidr`` the identity."""
-    found = []
-    for vnet in client.get('/cluster/sdn/vnets', role=family.read_role) or []:
-        for row in client.get(item_path(SUBNETS, dict(vnet=vnet['vnet'])), role=family.read_role) or []:
-            ident = dict(vnet=vnet['vnet'], subnet=row.get('cidr'))
-            raw = family.store.read(client, family, ident)
-            if raw is not ABSENT:
-                found.append((ident, raw))
-    return found
+class SubnetFamily(Staged):
+    def check_declaration(self, declaration):
+        gateway, subnet = declaration.values.get('gateway'), declaration.ident['subnet']
+        if gateway and ipaddress.ip_address(gateway) not in ipaddress.ip_network(subnet):
+            raise DeclarationError('option gateway: %s is outside the subnet %s' % (gateway, subnet))
+
+    def find_all(self, client):
+        """Every vnet's subnets, by network: the list's ``subnet`` is the zone-prefixed id, ``cidr`` the identity."""
+        found = []
+        for vnet in client.get('/cluster/sdn/vnets', role=self.read_role) or []:
+            for row in client.get(item_path(SUBNETS, dict(vnet=vnet['vnet'])), role=self.read_role) or []:
+                ident = dict(vnet=vnet['vnet'], subnet=row.get('cidr'))
+                raw = self.store.read(client, self, ident)
+                if not absent(raw):
+                    found.append((ident, raw))
+        return found
 
 
-FAMILY = Staged(
-    name='sdn_subnet',
+FAMILY = SubnetFamily(
+    'sdn_subnet', 'sdn_subnet',
     identity=[
         # A path input here (the create call's own vnet parameter has no format): PVE's vnet id rules apply.
         Text('vnet', required=True, format='pve-sdn-vnet-id', schema_key=None),
@@ -155,12 +156,7 @@ FAMILY = Staged(
         Text('dhcp-dns-server', default='', clear='delete', format='ip'),
         DhcpRanges('dhcp-range', default=[], clear='delete'),
     ],
-    item=SUBNET,
-    collection=SUBNETS,
-    absence=Absence((500,), r'does not exist'),
+    where=Where(item=SUBNET, collection=SUBNETS, absence=Absence((500,), r'does not exist'), store=SubnetStore()),
     # A write carries the file's digest: another writer's edit of the same file is refused, then re-judged.
-    send_digest=True,
-    store=SubnetStore(),
-    check_declaration=check_subnet,
-    export=export_subnets,
+    lifecycle=Lifecycle(send_digest=True),
 )

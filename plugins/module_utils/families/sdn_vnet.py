@@ -15,17 +15,18 @@ __metaclass__ = type
 
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Flag, Integer, Text
-from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Absence, Listing
+from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Absence, Lifecycle, Listing, Where
 from ansible_collections.homeflare.proxmox.plugins.module_utils.staging import Staged
 
 
-def check_vnet(ident, declared, state):
-    if state == 'present' and not declared.get('zone'):
-        raise DeclarationError('option zone is required with state=present (the zone the vnet belongs to)')
+class VnetFamily(Staged):
+    def check_declaration(self, declaration):
+        if declaration.state == 'present' and not declaration.values.get('zone'):
+            raise DeclarationError('option zone is required with state=present (the zone the vnet belongs to)')
 
 
-FAMILY = Staged(
-    name='sdn_vnet',
+FAMILY = VnetFamily(
+    'sdn_vnet', 'sdn_vnet',
     identity=[Text('vnet', required=True, format='pve-sdn-vnet-id')],
     fields=[
         # Mutable: PVE moves a vnet without subnets to another zone in place (it checks the zone exists).
@@ -35,11 +36,8 @@ FAMILY = Staged(
         Flag('vlanaware', default=False, clear='delete'),
         Flag('isolate-ports', default=False, clear='delete'),
     ],
-    collection='/cluster/sdn/vnets',
-    item='/cluster/sdn/vnets/{vnet}',
-    listing=Listing('/cluster/sdn/vnets'),
-    absence=Absence((500,), r"does not exist"),
+    where=Where(collection='/cluster/sdn/vnets', item='/cluster/sdn/vnets/{vnet}',
+                listing=Listing('/cluster/sdn/vnets'), absence=Absence((500,), r"does not exist")),
     # A write carries the file's digest: another writer's edit of the same file is refused, then re-judged.
-    send_digest=True,
-    check_declaration=check_vnet,
+    lifecycle=Lifecycle(send_digest=True),
 )

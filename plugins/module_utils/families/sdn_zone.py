@@ -14,7 +14,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Flag, Integer, Text, TokenSet
-from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Absence, Listing
+from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Absence, Lifecycle, Listing, Where
 from ansible_collections.homeflare.proxmox.plugins.module_utils.staging import Staged
 from ansible_collections.homeflare.proxmox.plugins.module_utils.type_rules import TypeRules
 
@@ -48,11 +48,12 @@ def needed(kind, wire, **kwargs):
 
 
 FAMILY = Staged(
-    name='sdn_zone',
+    'sdn_zone', 'sdn_zone',
     identity=[Text('zone', required=True, format='pve-sdn-zone-id')],
     fields=[
         # PVE's PUT has no type: another type is refused (a zone is never retyped or recreated).
-        Text('type', create_only=True, choices=['evpn', 'faucet', 'qinq', 'simple', 'vlan', 'vxlan'], format='pve-configid'),
+        Text('type', create_only=True, choices=['evpn', 'faucet', 'qinq', 'simple', 'vlan', 'vxlan'],
+             format='pve-configid'),
         default(TokenSet, 'nodes', format='pve-node-list'),
         default(Integer, 'mtu'),
         default(Text, 'dns'),
@@ -79,13 +80,11 @@ FAMILY = Staged(
         default(Flag, 'advertise-subnets'),
         default(Flag, 'disable-arp-nd-suppression'),
     ],
-    collection='/cluster/sdn/zones',
-    item='/cluster/sdn/zones/{zone}',
-    listing=Listing('/cluster/sdn/zones'),
-    absence=Absence((500,), r"^sdn '.*' does not exist"),
+    where=Where(collection='/cluster/sdn/zones', item='/cluster/sdn/zones/{zone}',
+                listing=Listing('/cluster/sdn/zones'), absence=Absence((500,), r"^sdn '.*' does not exist"),
+                # The item read needs SDN.Allocate (the list takes SDN.Audit but is filtered by privilege).
+                read_role='provision'),
     # A write carries the file's digest: another writer's edit of the same file is refused, then re-judged.
-    send_digest=True,
-    # The item read needs SDN.Allocate (the list takes SDN.Audit but is filtered by privilege).
-    read_role='provision',
+    lifecycle=Lifecycle(send_digest=True),
     type_rules=ZONE_TYPES,
 )

@@ -9,8 +9,9 @@ __metaclass__ = type
 
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import (
-    PRUNE_BACKUPS, Flag, Integer, PropertyString, Text, TokenSet, prune_backups_rule)
-from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Absence, Family, Listing
+    Flag, Integer, PRUNE_BACKUPS, PropertyString, Text, TokenSet, clearable, prune_backups_rule)
+from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import (
+    Absence, Family, Lifecycle, Listing, Where)
 from ansible_collections.homeflare.proxmox.plugins.module_utils.type_rules import TypeRules
 
 # What each plugin of pve-storage 9 takes (PVE/Storage/<Type>Plugin.pm: options() and plugindata()), in wire
@@ -62,24 +63,30 @@ TYPES = sorted(PLUGINS)
 STORAGE_TYPES = TypeRules('storage', PLUGINS)
 
 
-def check_content(ident, declared, state):
-    """Content the type cannot hold (PVE drops it silently); the type's options are STORAGE_TYPES' rules."""
-    if state != 'present':
-        return
-    plugin = PLUGINS[declared['type']]
-    unsupported = [item for item in declared.get('content') or [] if item not in plugin['content']]
-    if unsupported:
-        raise DeclarationError('option content: a %s storage cannot hold %s (it holds %s)' % (
-            declared['type'], ', '.join(unsupported), ', '.join(plugin['content'])))
+class StorageFamily(Family):
+    def check_declaration(self, declaration):
+        """Content the type cannot hold (PVE drops it silently); the type's options are STORAGE_TYPES' rules."""
+        if declaration.state != 'present':
+            return
+        declared = declaration.values
+        plugin = PLUGINS[declared['type']]
+        unsupported = [item for item in declared.get('content') or [] if item not in plugin['content']]
+        if unsupported:
+            raise DeclarationError('option content: a %s storage cannot hold %s (it holds %s)' % (
+                declared['type'], ', '.join(unsupported), ', '.join(plugin['content'])))
 
+    def check_create(self, declaration):
+        """What the plugin's add hook insists on (ESXi: the password), only known to matter once the storage is
+        absent."""
+        missing = [wire.replace('-', '_') for wire in PLUGINS[declaration.values['type']].get('create_needs', [])
+                   if not declaration.values.get(wire.replace('-', '_'))]
+        if missing:
+            raise DeclarationError('option %s is required to create a %s storage' % (
+                missing[0], declaration.values['type']))
 
-def check_create(declaration):
-    """What the plugin's add hook insists on (ESXi: the password), only known to matter once the storage is absent."""
-    missing = [wire.replace('-', '_') for wire in PLUGINS[declaration.values['type']].get('create_needs', [])
-               if not declaration.values.get(wire.replace('-', '_'))]
-    if missing:
-        raise DeclarationError('option %s is required to create a %s storage' % (
-            missing[0], declaration.values['type']))
+    def is_builtin(self, ident, raw):
+        # the directory storage every installation has
+        return ident['storage'] == 'local'
 
 
 def located(wire, **kwargs):
@@ -87,16 +94,8 @@ def located(wire, **kwargs):
     return Text(wire, create_only=True, **kwargs)
 
 
-def option(wire, **kwargs):
-    """An updatable option; unset on update is delete=, as PVE's SectionConfig clears it."""
-    kind = kwargs.pop('kind', Text)
-    return kind(wire, clear='delete', **kwargs)
-
-
-FAMILY = Family(
-    name='storage',
-    # the directory storage every installation has
-    builtin=lambda ident, raw: ident['storage'] == 'local',
+FAMILY = StorageFamily(
+    'storage', 'storage',
     identity=[Text('storage', required=True, format='pve-storage-id')],
     fields=[
         Text('type', create_only=True, choices=TYPES),
@@ -115,56 +114,50 @@ FAMILY = Family(
         located('base', format='pve-volume-id'),
         TokenSet('content', empty_token='none', format='pve-storage-content'),
         TokenSet('nodes', clear='delete', format='pve-node'),
-        option('monhost', format='pve-storage-portal-dns-list'),
-        option('subdir', format='pve-storage-path'),
-        option('namespace'),
-        option('data-pool'),
-        option('fs-name', format='pve-configid'),
-        option('mountpoint', format='pve-storage-path'),
-        option('zfs-base-path', format='pve-storage-path'),
-        option('is_mountpoint'),
-        option('domain', max_length=256),
-        option('smbversion', choices=['default', '2.0', '2.1', '3', '3.0', '3.11']),
-        option('format', choices=['raw', 'qcow2', 'subvol', 'vmdk']),
-        option('preallocation', choices=['off', 'metadata', 'falloc', 'full']),
-        option('username'),
-        option('fingerprint', pattern=r'([A-Fa-f0-9]{2}:){31}[A-Fa-f0-9]{2}'),
-        option('options', format='pve-storage-options'),
-        option('comstar_hg'),
-        option('comstar_tg'),
-        option('lio_tpg'),
-        option('port', kind=Integer, minimum=1, maximum=65535),
-        option('max-protected-backups', kind=Integer, minimum=-1),
-        option('prune-backups', kind=PropertyString, keys=PRUNE_BACKUPS, rule=prune_backups_rule),
-        option('disable', kind=Flag),
-        option('shared', kind=Flag),
-        option('krbd', kind=Flag),
-        option('sparse', kind=Flag),
-        option('nowritecache', kind=Flag),
-        option('saferemove', kind=Flag),
-        option('tagged_only', kind=Flag),
-        option('nocow', kind=Flag),
-        option('fuse', kind=Flag),
-        option('skip-cert-verification', kind=Flag),
-        option('snapshot-as-volume-chain', kind=Flag),
+        clearable('monhost', format='pve-storage-portal-dns-list'),
+        clearable('subdir', format='pve-storage-path'),
+        clearable('namespace'),
+        clearable('data-pool'),
+        clearable('fs-name', format='pve-configid'),
+        clearable('mountpoint', format='pve-storage-path'),
+        clearable('zfs-base-path', format='pve-storage-path'),
+        clearable('is_mountpoint'),
+        clearable('domain', max_length=256),
+        clearable('smbversion', choices=['default', '2.0', '2.1', '3', '3.0', '3.11']),
+        clearable('format', choices=['raw', 'qcow2', 'subvol', 'vmdk']),
+        clearable('preallocation', choices=['off', 'metadata', 'falloc', 'full']),
+        clearable('username'),
+        clearable('fingerprint', pattern=r'([A-Fa-f0-9]{2}:){31}[A-Fa-f0-9]{2}'),
+        clearable('options', format='pve-storage-options'),
+        clearable('comstar_hg'),
+        clearable('comstar_tg'),
+        clearable('lio_tpg'),
+        clearable('port', Integer, minimum=1, maximum=65535),
+        clearable('max-protected-backups', Integer, minimum=-1),
+        clearable('prune-backups', PropertyString, keys=PRUNE_BACKUPS, rule=prune_backups_rule),
+        clearable('disable', Flag),
+        clearable('shared', Flag),
+        clearable('krbd', Flag),
+        clearable('sparse', Flag),
+        clearable('nowritecache', Flag),
+        clearable('saferemove', Flag),
+        clearable('tagged_only', Flag),
+        clearable('nocow', Flag),
+        clearable('fuse', Flag),
+        clearable('skip-cert-verification', Flag),
+        clearable('snapshot-as-volume-chain', Flag),
         # PVE creates the base path and its subdirectories unless told not to.
-        option('create-base-path', kind=Flag, absent_means=True),
-        option('create-subdirs', kind=Flag, absent_means=True),
+        clearable('create-base-path', Flag, absent_means=True),
+        clearable('create-subdirs', Flag, absent_means=True),
         # Stored apart from storage.cfg (/etc/pve/priv): sent on create, never read back.
         Text('password', secret=True, max_length=256),
         Text('keyring', secret=True),
         Text('encryption-key', secret=True),
         Text('master-pubkey', secret=True),
     ],
-    collection='/storage',
-    item='/storage/{storage}',
-    listing=Listing('/storage'),
-    absence=Absence((404, 500), r'does not exist'),
-    read_role='provision',
-    retain=True,
+    where=Where(collection='/storage', item='/storage/{storage}', listing=Listing('/storage'),
+                absence=Absence((404, 500), r'does not exist'), read_role='provision'),
     # storage.cfg's digest: a storage edited by someone else between read and write is not overwritten.
-    send_digest=True,
+    lifecycle=Lifecycle(retain=True, send_digest=True),
     type_rules=STORAGE_TYPES,
-    check_declaration=check_content,
-    check_create=check_create,
 )

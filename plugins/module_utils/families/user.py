@@ -7,20 +7,24 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Flag, Integer, Text, TokenSet, perl_true_text
-from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Absence, Family, Listing
+from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import (
+    Flag, Integer, Text, TokenSet, perl_true_text)
+from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Absence, Family, Listing, Where
 
 
-def token_names(raw):
-    tokens = raw.get('tokens') or []
-    names = tokens.keys() if isinstance(tokens, dict) else [token.get('tokenid') for token in tokens]
-    return {'tokens': sorted(name for name in names if name)}
+class UserFamily(Family):
+    def report(self, raw):
+        tokens = raw.get('tokens') or []
+        names = tokens.keys() if isinstance(tokens, dict) else [token.get('tokenid') for token in tokens]
+        return {'tokens': sorted(name for name in names if name)}
+
+    def is_builtin(self, ident, raw):
+        return ident['userid'] == 'root@pam'
 
 
 # PVE's pve-userid format (name@realm).
-FAMILY = Family(
-    name='user',
-    builtin=lambda ident, raw: ident['userid'] == 'root@pam',
+FAMILY = UserFamily(
+    'user', 'user',
     identity=[Text('userid', required=True, format='pve-userid', max_length=64)],
     fields=[
         Text('comment', default='', max_length=2048, normalise=perl_true_text),  # user.cfg: '0' is never written
@@ -32,11 +36,9 @@ FAMILY = Family(
         # An empty groups= clears every membership.
         TokenSet('groups', default=[], format='pve-groupid'),
     ],
-    collection='/access/users',
-    item='/access/users/{userid}',
-    # full=1: the rows carry groups (as a string) and tokens.
-    listing=Listing('/access/users', params={'full': 1}),
-    # A missing user is 500 "no such user ('x@pve')".
-    absence=Absence((404, 500), r'no such user|does not exist'),
-    report=token_names,
+    where=Where(collection='/access/users', item='/access/users/{userid}',
+                # full=1: the rows carry groups (as a string) and tokens.
+                listing=Listing('/access/users', params={'full': 1}),
+                # A missing user is 500 "no such user ('x@pve')".
+                absence=Absence((404, 500), r'no such user|does not exist')),
 )

@@ -105,6 +105,12 @@ FIELDS = [
 ] + [Nic('net%d' % index, 'macaddr', models=MODELS, default_key='model', keys=NET_KEYS, schema_key='net[n]',
          clear='delete') for index in range(NICS)]
 
-FAMILY = Guest('vm', 'qemu', 'VM', 'name', FIELDS, template_check=check_template_clone)
+
+class VmFamily(Guest):
+    def check_template(self, declaration, raw):
+        check_template_clone(self, declaration, raw)
+
+
+FAMILY = VmFamily('vm', 'vm', 'qemu', 'VM', 'name', FIELDS)
 
 INFO = GuestInfo(FAMILY)

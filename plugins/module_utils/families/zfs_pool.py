@@ -16,7 +16,7 @@ import re
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Integer, PropertyString, Text
 from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import (
-    Absence, ConfirmedAbsenceStore, Family)
+    Absence, ConfirmedAbsenceStore, Family, Lifecycle, Where)
 
 RAID_LEVELS = ['single', 'mirror', 'raid10', 'raidz', 'raidz2', 'raidz3', 'draid', 'draid2', 'draid3']
 # A top-level vdev's name in `zpool status` (mirror-0, raidz2-0, draid1:2d:4c:0s-0); a bare disk is a stripe.
@@ -49,22 +49,6 @@ class DeviceList(Text):
         return ','.join(value)
 
 
-def check_declaration(ident, declared, state):
-    if state == 'absent':
-        raise DeclarationError(
-            "option state: a ZFS pool is never removed by this collection: the only way is `zpool destroy`, which "
-            "loses every dataset on it. Remove it from the declaration to stop managing it, and destroy it by hand "
-            "(or with PVE's Disks > ZFS > Destroy) if that is really meant")
-    if declared.get('draid_config') and not str(declared.get('raidlevel', '')).startswith('draid'):
-        raise DeclarationError('option draid_config only applies to the raidlevels draid, draid2 and draid3')
-
-
-def check_create(declaration):
-    for option in ('raidlevel', 'devices'):
-        if not declaration.values.get(option):
-            raise DeclarationError('option %s is required to create a ZFS pool' % option)
-
-
 def layout(raw):
     """(raid level as PVE names it, leaf devices) of a pool read: ``zpool status -P`` as a tree whose first
     entry is the pool itself (logs, cache and spares are its siblings)."""
@@ -87,29 +71,44 @@ def layout(raw):
     return level, [PARTITION.sub('', str(leaf)) for leaf in leaves]
 
 
-def report(raw):
-    return dict(pool_state=raw.get('state'), errors=raw.get('errors'), devices=layout(raw)[1])
+class ZfsPoolFamily(Family):
+    def check_declaration(self, declaration):
+        declared = declaration.values
+        if declaration.state == 'absent':
+            raise DeclarationError(
+                "option state: a ZFS pool is never removed by this collection: the only way is `zpool destroy`, which "
+                "loses every dataset on it. Remove it from the declaration to stop managing it, and destroy it by "
+                "hand (or with PVE's Disks > ZFS > Destroy) if that is really meant")
+        if declared.get('draid_config') and not str(declared.get('raidlevel', '')).startswith('draid'):
+            raise DeclarationError('option draid_config only applies to the raidlevels draid, draid2 and draid3')
+
+    def check_create(self, declaration):
+        for option in ('raidlevel', 'devices'):
+            if not declaration.values.get(option):
+                raise DeclarationError('option %s is required to create a ZFS pool' % option)
+
+    def report(self, raw):
+        return dict(pool_state=raw.get('state'), errors=raw.get('errors'), devices=layout(raw)[1])
+
+    def advise(self, declaration, raw):
+        """What the read shows that differs from the declaration, as warnings: a pool is never rebuilt to match."""
+        level, devices = layout(raw)
+        warnings = []
+        what = "ZFS pool '%s' on %s" % (declaration.ident['name'], declaration.ident['node'])
+        declared_level = declaration.values.get('raidlevel')
+        if declared_level and declared_level != level:
+            warnings.append('%s is %s but the task declares %s; a pool is never rebuilt, so nothing was written'
+                            % (what, level, declared_level))
+        declared = declaration.values.get('devices') or []
+        by_id = [device for device in declared if device.startswith('/dev/disk/')]
+        if by_id and by_id == declared and by_id != devices:
+            warnings.append('%s is on %s but the task declares %s; nothing was written'
+                            % (what, ', '.join(devices), ', '.join(declared)))
+        return warnings
 
 
-def advise(declaration, raw):
-    """What the read shows that differs from the declaration, as warnings: a pool is never rebuilt to match."""
-    level, devices = layout(raw)
-    warnings = []
-    what = "ZFS pool '%s' on %s" % (declaration.ident['name'], declaration.ident['node'])
-    declared_level = declaration.values.get('raidlevel')
-    if declared_level and declared_level != level:
-        warnings.append('%s is %s but the task declares %s; a pool is never rebuilt, so nothing was written'
-                        % (what, level, declared_level))
-    declared = declaration.values.get('devices') or []
-    by_id = [device for device in declared if device.startswith('/dev/disk/')]
-    if by_id and by_id == declared and by_id != devices:
-        warnings.append('%s is on %s but the task declares %s; nothing was written'
-                        % (what, ', '.join(devices), ', '.join(declared)))
-    return warnings
-
-
-FAMILY = Family(
-    name='zfs pool',
+FAMILY = ZfsPoolFamily(
+    'zfs_pool', 'zfs pool',
     identity=[Text('node', required=True, format='pve-node'),
               Text('name', required=True, format='pve-storage-id')],
     fields=[
@@ -121,14 +120,8 @@ FAMILY = Family(
         PropertyString('draid-config', keys=dict(data=Integer('data', minimum=1), spares=Integer('spares', minimum=0)),
                        create_param=True),
     ],
-    collection='/nodes/{node}/disks/zfs',
-    item='/nodes/{node}/disks/zfs/{name}',
-    # `zpool status -P <name>` failing is how a missing pool answers; the node's pool list confirms it.
-    absence=Absence((500,), r"zpool status .* failed: exit code 1"),
-    store=ConfirmedAbsenceStore('name'),
-    task_timeout=300,
-    check_declaration=check_declaration,
-    check_create=check_create,
-    report=report,
-    advise=advise,
+    where=Where(collection='/nodes/{node}/disks/zfs', item='/nodes/{node}/disks/zfs/{name}',
+                # `zpool status -P <name>` failing is how a missing pool answers; the node's pool list confirms it.
+                absence=Absence((500,), r"zpool status .* failed: exit code 1"), store=ConfirmedAbsenceStore('name')),
+    lifecycle=Lifecycle(task_timeout=300),
 )

@@ -1,0 +1,9 @@
+"""One small module per API family; importing this package registers them (their routes and their state
+slices, see ``pve.state.register_slice``)."""
+
+from .base import ROUTES, Context, Result, route  # noqa: F401
+from . import access_ticket, acl, cluster, groups, pools, roles, storage, tasks, users  # noqa: F401,E402
+from . import (  # noqa: F401,E402
+    backup, ceph, ceph_daemons, cluster_options, domains, firewall, guests, ha, lxc, metrics, network,
+    notifications, qemu, replication, sdn, zfs)
+from . import ceph_mon, ceph_osd  # noqa: F401,E402

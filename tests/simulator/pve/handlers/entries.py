@@ -1,0 +1,30 @@
+"""The user.cfg entry rules the access handlers share (pools, users, groups, roles)."""
+
+from ...errors import die
+
+
+def must_exist(table, key, kind):
+    """``table[key]``, or Perl's ``die "<kind> '<key>' does not exist\\n"``."""
+    entry = table.get(key)
+    if entry is None:
+        raise die(f"{kind} '{key}' does not exist")
+    return entry
+
+
+def must_be_new(table, key, kind):
+    """Perl's ``die "<kind> '<key>' already exists\\n"`` when ``key`` is taken."""
+    if key in table:
+        raise die(f"{kind} '{key}' already exists")
+
+
+def written(value):
+    """Whether write_user_config writes a text: only a Perl-true one (``$d->{comment} ? encode_text(...) : ''``)."""
+    return bool(value) and value != "0"
+
+
+def set_or_drop(entry, key, value):
+    """Set an optional text; an empty value (or ``0``, false in Perl) does not survive user.cfg."""
+    if written(value):
+        entry[key] = value
+    else:
+        entry.pop(key, None)

@@ -1,0 +1,567 @@
+"""/nodes/{node}/lxc: containers (pve-container 6, PVE 9).
+
+Ports ``API2/LXC.pm`` (create_vm, destroy_vm, resize_vm, ip), ``API2/LXC/Config.pm`` (update_vm),
+``API2/LXC/Status.pm`` (vm_start, vm_stop, vm_shutdown, vm_reboot) and ``LXC/Config.pm``
+(update_pct_config, vmconfig_hotplug_pending, vmconfig_apply_pending, apply_pending_mountpoint,
+print_ct_mountpoint, parse/print_lxc_network), ``LXC.pm`` (create_disks, vm_stop, vm_reboot,
+get_interfaces).
+Reads, the pending array, snapshots and /cluster/resources are in ``guests.py``.
+
+* Create: the vmid must be free cluster-wide (``CT 101 already exists on node 'node1'``, or ``VM``
+  when a VM has it), ``unprivileged`` defaults to 1 (0 needs Sys.Modify on /), the template must be
+  a ``vztmpl`` volume (a missing file fails the task: ``can't find file '<volid>'``), the storages
+  must be enabled on the node and hold ``rootdir``. ``rootfs`` defaults to ``<storage>:4`` with
+  ``storage`` default ``local``. The task writes ``arch`` (amd64), ``hostname`` (``CT<vmid>``),
+  ``memory``/``swap`` (512), ``ostype`` and ``unprivileged``: PVE detects ``ostype`` from the
+  unpacked template's files; here it is the template file name's distribution. ``password`` and
+  ``ssh-public-keys`` go into the container, not the config.
+* Update: on a running container the keys ``vmconfig_hotplug_pending`` applies live (``FASTPLUG``,
+  ``HOTPLUG_SET``, ``HOTPLUG_DELETE``) change at once, the rest waits in ``[pve:pending]`` until the
+  next start or reboot. A NIC sent without ``hwaddr`` gets a new one.
+* ``GET .../interfaces`` lists what the running container reports (``guests.reported_interfaces``)
+  in ``ip --json a``'s terms; for a container that is not running it answers ``data: null``.
+* Shutdown of a container in ``state.shutdown_ignored`` fails after ``timeout`` with
+  ``container did not stop`` (lxc-stop --nokill), unless ``forceStop=1`` kills it.
+"""
+
+import re
+
+from ...errors import ApiError, die, locked, param_exc, perm_exc
+from ...formats import split_list
+from . import guests as g
+from .base import route
+
+TYP = "lxc"
+BASE = "/nodes/{node}/lxc"
+VOLUME_KEY = re.compile(r"^(rootfs|mp\d+|unused\d+)$")
+MOUNT_KEY = re.compile(r"^(rootfs|mp\d+)$")
+NEW_DISK = re.compile(r"^(?:([^/:\s]+):)?(\d+(?:\.\d+)?)$")
+OSTYPES = ("debian", "devuan", "ubuntu", "centos", "fedora", "opensuse", "archlinux", "alpine", "gentoo",
+           "nixos")
+
+# vmconfig_hotplug_pending: what a running container takes at once.
+FASTPLUG = {"description", "onboot", "startup", "protection", "hostname", "hookscript", "cores", "tags", "lock"}
+HOTPLUG_SET = re.compile(r"^(cpulimit|cpuunits|memory|swap|net\d+)$")
+HOTPLUG_NEW = re.compile(r"^(mp|dev)\d+$")  # only where nothing is configured yet
+HOTPLUG_DELETE = re.compile(r"^(unused\d+|swap|cpulimit|cpuunits|net\d+)$")
+
+
+def _fmt(key):
+    return g.option_format(TYP, key)
+
+
+def print_mountpoint(key, mp):
+    return g.print_ps(mp, _fmt(key), skip=("mp",) if key == "rootfs" else ())
+
+
+def normalised_net(state, text):
+    """parse_lxc_network + print_lxc_network: ``type=veth``, a new hwaddr when none is set."""
+    net = g.parse_ps(_fmt("net0"), text)
+    net["type"] = "veth"
+    net.setdefault("hwaddr", g.random_mac(state))
+    return g.print_ps(net, _fmt("net0"))
+
+
+def create_disk(state, vmid, key, text):
+    """PVE::LXC::create_disks for one mount point given as ``<storage>:<GiB>``."""
+    mp = g.parse_ps(_fmt(key), text)
+    m = NEW_DISK.match(mp.get("volume", ""))
+    if not m:
+        return text
+    sid, size = m.group(1), int(float(m.group(2)) * 1024 * 1024) * 1024
+    stype = state.storage_config(sid)["type"]
+    if stype in g.FILE_STORAGES:
+        fmt = "raw" if size > 0 else "subvol"
+    else:
+        fmt = "subvol" if stype == "zfspool" else "raw"
+    mp["volume"] = g.alloc_volume(state, sid, vmid, size, "rootdir", fmt=fmt,
+                                  prefix="subvol" if fmt == "subvol" else "vm")
+    mp["size"] = size
+    return print_mountpoint(key, mp)
+
+
+def _storage_of(volid):
+    """Storage::parse_volume_id of a volume mount point (``<storage>:<GiB>`` included)."""
+    sid = g.parse_volid(volid)[0]
+    if sid is None:
+        raise die(f"unable to parse volume ID '{volid}'")
+    return sid
+
+
+def _volume_of(key, text):
+    """The volume of a mount point or unused entry, None for bind and device mounts."""
+    volid = g.parse_ps(_fmt(key), text).get("volume", "")
+    return None if volid.startswith("/") else volid
+
+
+def _free_owned(state, vmid, volid):
+    """delete_mountpoint_volume: only volumes the container owns are freed."""
+    if volid and (g.parse_volname(state, volid)[1] == vmid):
+        g.free_volume(state, volid)
+
+
+def _apply_mountpoint(state, guest, vmid, key):
+    """apply_pending_mountpoint: allocate a new disk, keep a replaced volume as unusedN."""
+    conf = guest["config"]
+    value = create_disk(state, vmid, key, guest["pending"][key])
+    old = conf.get(key)
+    if old is not None:
+        old_volid, new_volid = _volume_of(key, old), _volume_of(key, value)
+        if old_volid and old_volid != new_volid:
+            g.add_unused_volume(conf, old_volid)
+    conf[key] = value
+    del guest["pending"][key]
+
+
+def _apply_value(state, guest, vmid, key):
+    if MOUNT_KEY.match(key):
+        _apply_mountpoint(state, guest, vmid, key)
+        return
+    value = guest["pending"].pop(key)
+    guest["config"][key] = normalised_net(state, value) if key.startswith("net") else value
+
+
+def _apply_delete(state, guest, vmid, key):
+    conf = guest["config"]
+    if key.startswith("mp") and conf.get(key):
+        volid = _volume_of(key, conf[key])
+        if volid:
+            g.add_unused_volume(conf, volid)
+    elif key.startswith("unused"):
+        _free_owned(state, vmid, _volume_of(key, conf[key]))
+    conf.pop(key, None)
+    guest["pending_delete"].pop(key, None)
+
+
+def apply_pending(state, guest, vmid, live_only=False, selection=None):
+    """vmconfig_apply_pending (a stopped container) or vmconfig_hotplug_pending (``live_only``: the
+    keys a running container takes), both limited to ``selection`` (the keys a request changed;
+    None at start). Returns the per-key errors."""
+    errors = {}
+    conf, pending = guest["config"], guest["pending"]
+
+    def chosen(key):
+        return selection is None or key in selection
+
+    for key in sorted(guest["pending_delete"]):
+        if not chosen(key) or (live_only and key not in FASTPLUG and not HOTPLUG_DELETE.match(key)):
+            continue
+        try:
+            _apply_delete(state, guest, vmid, key)
+        except ApiError as err:
+            errors[key] = f"unable to apply pending change {key} : {err.message.rstrip()}"
+    g.cleanup_pending(guest)
+    for key in sorted(pending):
+        if not chosen(key) or (live_only and not (key in FASTPLUG or HOTPLUG_SET.match(key)
+                                                  or (HOTPLUG_NEW.match(key) and key not in conf))):
+            continue
+        try:
+            _apply_value(state, guest, vmid, key)
+        except ApiError as err:
+            errors[key] = (f"unable to hotplug {key}: " if live_only
+                           else f"unable to apply pending change {key} : ") + err.message.rstrip()
+    return errors
+
+
+def update_pct_config(state, guest, vmid, params, delete=(), revert=()):
+    """Config::update_pct_config: deletes and values go to [pve:pending], then apply or hotplug."""
+    conf = guest["config"]
+    for key in revert:
+        guest["pending"].pop(key, None)
+        guest["pending_delete"].pop(key, None)
+    for key in delete:
+        if key not in conf and key not in guest["pending"]:
+            continue  # "cannot delete '$opt' - not set in current configuration!" (a warning)
+        if key in ("memory", "rootfs", "ostype"):
+            raise die(f"unable to delete required option '{key}'")
+        if re.match(r"^(unused|mp)\d+$", key):
+            g.check_protection(guest, f"can't remove CT {vmid} drive '{key}'")
+        elif key == "unprivileged":
+            raise die(f"unable to delete read-only option: '{key}'")
+        guest["pending_delete"][key] = 0
+    for key in sorted(params):
+        value = params[key]
+        if MOUNT_KEY.match(key):
+            g.check_protection(guest, f"can't update CT {vmid} drive '{key}'")
+            volid = g.parse_ps(_fmt(key), value).get("volume", "")
+            if not volid.startswith("/"):
+                sid = _storage_of(volid)
+                if "rootdir" not in g.storage_content(state, sid)[1]:
+                    raise die(f"storage '{sid}' does not allow content type 'rootdir' (Container)")
+        elif key == "unprivileged":
+            raise die(f"unable to modify read-only option: '{key}'")
+        elif key == "tags":
+            value = g.get_unique_tags(state, value)
+        guest["pending"][key] = value
+        guest["pending_delete"].pop(key, None)
+    g.cleanup_pending(guest)
+    errors = apply_pending(state, guest, vmid, live_only=guest["status"] == "running",
+                           selection=set(params) | set(delete))
+    g.reload(guest)  # write_config, then the next load_config parses the description back
+    return errors
+
+
+# -- create -----------------------------------------------------------------------------------
+
+def _detect_ostype(ostemplate):
+    """Stands in for PVE::LXC::Setup's detection, which reads the unpacked template's files."""
+    name = ostemplate.rsplit("/", 1)[-1].split("-", 1)[0].lower()
+    name = {"rockylinux": "centos", "almalinux": "centos", "opensuse": "opensuse"}.get(name, name)
+    if name not in OSTYPES:
+        raise die("unable to detect OS distribution")
+    return name
+
+
+def _check_and_activate_storage(ctx, sid, node):
+    scfg, content = g.storage_content(ctx.state, sid)
+    g.check_storage_enabled(ctx.state, sid, node)
+    if "rootdir" not in content:
+        raise param_exc({"storage": f"storage '{sid}' does not support container directories"})
+    ctx.access.check(ctx.authid, f"/storage/{sid}", ["Datastore.AllocateSpace"])
+    return scfg
+
+
+def _volume_keys(keys):
+    return sorted((k for k in keys if MOUNT_KEY.match(k)), key=lambda k: -1 if k == "rootfs" else int(k[2:]))
+
+
+@route("POST", BASE)
+def create(ctx, p):
+    """API2/LXC.pm create_vm (not a restore)."""
+    state, node, vmid = ctx.state, p["node"], p["vmid"]
+    params = {k: v for k, v in ctx.raw.items() if k not in ("node", "vmid")}
+    for key in ("ignore-unpack-errors", "bwlimit", "start", "ha-managed", "force", "unique", "password",
+                "ssh-public-keys"):
+        params.pop(key, None)
+    if params.pop("restore", None) == "1":
+        raise die("restore is not simulated")
+    unprivileged = params.pop("unprivileged", "1")
+    if unprivileged == "0":
+        ctx.access.check(ctx.authid, "/", ["Sys.Modify"])
+    g.check_vmid_unused(state, vmid)
+    pool = params.pop("pool", None)
+    if pool is not None:
+        g.check_pool_exist(state, pool)
+    if not (ctx.access.check(ctx.authid, f"/vms/{vmid}", ["VM.Allocate"], True)
+            or (pool and ctx.access.check(ctx.authid, f"/pool/{pool}", ["VM.Allocate"], True))):
+        raise perm_exc()
+    ostemplate = params.pop("ostemplate")
+    storage = params.pop("storage", "local")
+    if ostemplate == "-":
+        raise die("pipe requires cli environment")
+    g.check_volume_access(ctx, ostemplate, "vztmpl")
+    mp_param = {}
+    for key in [k for k in params if MOUNT_KEY.match(k) or k.startswith("unused")]:
+        value = params.pop(key)
+        if MOUNT_KEY.match(key):
+            mp_param[key] = f"{storage}:{value}" if re.match(r"^\d+(\.\d+)?$", value) else value
+    if mp_param and "rootfs" not in mp_param:
+        raise die("mount points configured, but 'rootfs' not set - aborting")
+    for key in _volume_keys(mp_param):
+        volid = g.parse_ps(_fmt(key), mp_param[key]).get("volume", "")
+        if volid.startswith("/"):
+            if ctx.authid != "root@pam":
+                raise die("Only root can pass arbitrary filesystem paths.")
+            continue
+        _check_and_activate_storage(ctx, _storage_of(volid), node)
+    if "rootfs" not in mp_param:
+        _check_and_activate_storage(ctx, storage, node)
+        mp_param["rootfs"] = f"{storage}:4"  # (the worker's default: "defaults to 4GB")
+
+    def work(log):
+        guest = g.new_guest(TYP, node)
+        state.guests[vmid] = guest
+        try:
+            errors = update_pct_config(state, guest, vmid, params)
+            if errors:
+                raise param_exc(errors)
+            conf = guest["config"]
+            if unprivileged == "1":
+                conf["unprivileged"] = "1"
+            for key in _volume_keys(mp_param):
+                conf[key] = create_disk(state, vmid, key, mp_param[key])
+                log.append(f"{key}: {conf[key]}")
+            if g.volume(state, ostemplate) is None:
+                raise die(f"can't find file '{ostemplate}'")
+            log.append(f"extracting archive '{ostemplate}'")
+            conf.setdefault("arch", "amd64")
+            conf.setdefault("ostype", _detect_ostype(ostemplate))
+            conf.setdefault("hostname", f"CT{vmid}")
+            conf.setdefault("memory", "512")
+            conf.setdefault("swap", "512")
+        except ApiError as err:
+            raise die(f"unable to create CT {vmid} - {err.stringify()}") from err
+        g.add_to_pool(state, vmid, pool)
+        g.sync_name(guest, vmid)
+        if p.get("start"):
+            g.start(guest)
+        if p.get("ha-managed"):
+            log.append("Add as HA resource")
+            state.ha_resources[f"ct:{vmid}"] = {"type": "ct", "state": "started" if p.get("start") else "stopped"}
+    return g.run_task(ctx, node, "vzcreate", vmid, work)
+
+
+# -- update -----------------------------------------------------------------------------------
+
+@route("PUT", BASE + "/{vmid}/config")
+def update(ctx, p):
+    """API2/LXC/Config.pm update_vm (synchronous)."""
+    state, vmid = ctx.state, p["vmid"]
+    params = {k: v for k, v in ctx.raw.items() if k not in ("node", "vmid", "digest")}
+    if not params:
+        raise die("no options specified")
+    delete = split_list(params.pop("delete", None))
+    revert = split_list(params.pop("revert", None))
+    with locked(state):
+        guest = g.writable(g.load_guest(state, TYP, p["node"], vmid))
+        g.check_lock(guest)
+        g.assert_if_modified(guest, p.get("digest"))
+        for key in revert:
+            if not g.option_exists(TYP, key):
+                raise param_exc({"revert": f"unknown option '{key}'"})
+            if key in params:
+                raise param_exc({"revert": f"you can't use '-{key}' and '-revert {key}' at the same time"})
+        for key in delete:
+            if not g.option_exists(TYP, key):
+                raise param_exc({"delete": f"unknown option '{key}'"})
+            if key in params:
+                raise param_exc({"delete": f"you can't use '-{key}' and -delete {key}' at the same time"})
+            if key in revert:
+                raise param_exc({"delete": f"you can't use '-delete {key}' and '-revert {key}' at the same time"})
+        errors = update_pct_config(state, guest, vmid, params, delete, revert)
+        if errors:
+            raise param_exc(errors)
+        g.sync_name(guest, vmid)
+    return None
+
+
+# -- resize -----------------------------------------------------------------------------------
+
+@route("PUT", BASE + "/{vmid}/resize")
+def resize(ctx, p):
+    """API2/LXC.pm resize_vm: the checks answer at once, the resize is a task."""
+    state, vmid, disk = ctx.state, p["vmid"], p["disk"]
+    text = p["size"]
+    grow = text.startswith("+")
+    request = g.parse_size(text.lstrip("+"))
+    guest = g.load_guest(state, TYP, p["node"], vmid)
+    g.check_lock(guest)
+    g.assert_if_modified(guest, p.get("digest"))
+    if not (guest.get("config") or {}).get(disk):
+        raise ApiError(500, "format error\n", errors={"volume": "property is missing and it is not optional"})
+    mp = g.parse_ps(_fmt(disk), guest["config"][disk])
+    volid = mp["volume"]
+    owner = g.parse_volname(state, volid)[1]
+    if owner != vmid:
+        raise die(f"can't resize mount point owned by another container ({owner})")
+    ctx.access.check(ctx.authid, f"/storage/{g.parse_volid(volid)[0]}", ["Datastore.AllocateSpace"])
+    info = g.volume(state, volid)
+    size = info["size"] if info else (mp.get("size") or 0)
+    newsize = size + request if grow else request
+    if newsize < size:
+        raise die("unable to shrink disk size")
+    if newsize == size:
+        raise die("disk is already at specified size")
+
+    def work(log):
+        if info is not None:
+            info["size"] = newsize
+        mp["size"] = newsize
+        guest["config"][disk] = print_mountpoint(disk, mp)
+    return g.run_task(ctx, p["node"], "resize", vmid, work)
+
+
+# -- power ------------------------------------------------------------------------------------
+
+def _ha_request(ctx, p, guest, requested, task):
+    """A HA-managed container: the request goes to the HA manager (state moved at once here)."""
+    state, vmid = ctx.state, p["vmid"]
+
+    def work(log):
+        log.append(f"Requesting HA {'start' if requested == 'started' else 'stop'} for CT {vmid}")
+        state.ha_resources[f"ct:{vmid}"]["state"] = requested
+        if requested == "started":
+            g.start(guest)
+        else:
+            guest["status"] = "stopped"
+    return g.run_task(ctx, p["node"], task, vmid, work)
+
+
+def _running(state, vmid):
+    guest = state.guests.get(vmid)
+    return guest is not None and guest["type"] == TYP and guest["status"] == "running"
+
+
+def _start_work(ctx, p, log):
+    state, vmid = ctx.state, p["vmid"]
+    guest = g.writable(g.load_guest(state, TYP, p["node"], vmid))
+    if str(guest["config"].get("template", "0")) == "1":
+        raise die("you can't start a CT if it's a template")
+    if not p.get("skiplock") and guest.get("lock") != "mounted":
+        g.check_lock(guest)
+    apply_pending(state, guest, vmid)  # vm_start applies pending changes
+    g.sync_name(guest, vmid)
+    g.start(guest)
+
+
+@route("POST", BASE + "/{vmid}/status/start")
+def start(ctx, p):
+    state, vmid = ctx.state, p["vmid"]
+    g.root_only(ctx, p, "skiplock")
+    if _running(state, vmid):
+        raise die(f"CT {vmid} already running")
+    guest = state.guests.get(vmid)
+    if guest is not None and g.ha_managed(state, guest, vmid):
+        return _ha_request(ctx, p, guest, "started", "hastart")
+    return g.run_task(ctx, p["node"], "vzstart", vmid, lambda log: _start_work(ctx, p, log))
+
+
+def _stop_checks(ctx, p):
+    state, vmid = ctx.state, p["vmid"]
+    if not _running(state, vmid):
+        raise die(f"CT {vmid} not running")
+    return state.guests[vmid]
+
+
+@route("POST", BASE + "/{vmid}/status/stop")
+def stop(ctx, p):
+    g.root_only(ctx, p, "skiplock")
+    guest = _stop_checks(ctx, p)
+    if g.ha_managed(ctx.state, guest, p["vmid"]):
+        if p.get("overrule-shutdown"):
+            raise param_exc({"overrule-shutdown": "Not applicable for HA resources."})
+        return _ha_request(ctx, p, guest, "stopped", "hastop")
+
+    def work(log):
+        guest_now = g.load_guest(ctx.state, TYP, p["node"], p["vmid"])
+        if not p.get("skiplock") and guest_now.get("lock") != "mounted":
+            g.check_lock(guest_now)
+        guest_now["status"] = "stopped"
+    return g.run_task(ctx, p["node"], "vzstop", p["vmid"], work)
+
+
+@route("POST", BASE + "/{vmid}/status/shutdown")
+def shutdown(ctx, p):
+    state, vmid = ctx.state, p["vmid"]
+    timeout = p.get("timeout", 60)
+    guest = _stop_checks(ctx, p)
+    if g.ha_managed(state, guest, vmid):
+        return _ha_request(ctx, p, guest, "stopped", "hastop")
+
+    def work(log):
+        guest_now = g.load_guest(state, TYP, p["node"], vmid)
+        g.check_lock(guest_now)
+        if vmid in state.shutdown_ignored and not p.get("forceStop"):
+            # lxc-stop --nokill gives up after the timeout; without --nokill it kills the container
+            log.append(f"command 'lxc-stop -n {vmid} --nokill --timeout {timeout}' failed: exit code 1")
+            raise die("container did not stop")
+        guest_now["status"] = "stopped"
+    return g.run_task(ctx, p["node"], "vzshutdown", vmid, work)
+
+
+@route("POST", BASE + "/{vmid}/status/reboot")
+def reboot(ctx, p):
+    """vm_reboot: stop (killed after ``timeout``), then start with the pending changes applied."""
+    state, vmid = ctx.state, p["vmid"]
+    if not _running(state, vmid):
+        raise die(f"VM {vmid} not running")  # (sic: Status.pm says VM for a container here)
+
+    def work(log):
+        guest = g.writable(g.load_guest(state, TYP, p["node"], vmid))
+        if guest["status"] != "running":
+            return 0
+        apply_pending(state, guest, vmid)
+        g.sync_name(guest, vmid)
+        g.start(guest)
+        return 0
+    return g.run_task(ctx, p["node"], "vzreboot", vmid, work)
+
+
+# -- destroy ----------------------------------------------------------------------------------
+
+@route("DELETE", BASE + "/{vmid}")
+def destroy(ctx, p):
+    """API2/LXC.pm destroy_vm: protection, lock, HA and replication without purge, running."""
+    state, vmid = ctx.state, p["vmid"]
+    guest = g.load_guest(state, TYP, p["node"], vmid)
+    g.check_protection(guest, f"can't remove CT {vmid}")
+    g.check_lock(guest)
+    g.guards_without_purge(state, guest, vmid, p.get("purge"))
+    if not p.get("force") and guest["status"] == "running":
+        raise die(f"unable to destroy CT {vmid} - container is running")
+
+    def work(log):
+        warnings = 0
+        if guest["status"] == "running":
+            log.append(f"forced to stop CT {vmid} before destroying!")
+            warnings += 1
+            guest["status"] = "stopped"
+        conf = guest.get("config") or {}
+        for key in [k for k in conf if VOLUME_KEY.match(k)]:
+            _free_owned(state, vmid, _volume_of(key, conf[key]))
+        if p.get("destroy-unreferenced-disks"):
+            for sid, vols in g.ensure_volumes(state).items():
+                for volname in [n for n, info in vols.items() if info.get("vmid") == vmid]:
+                    g.free_volume(state, f"{sid}:{volname}")
+        g.destroy(state, vmid, p.get("purge"), log)
+        return warnings
+    return g.run_task(ctx, p["node"], "vzdestroy", vmid, work)
+
+
+# -- interfaces -------------------------------------------------------------------------------
+
+def lxc_interface(iface):
+    """One interface as PVE::LXC::get_interfaces reads ``ip --json a`` in the container's network
+    namespace: ``inet``/``inet6`` are ``address/prefix`` of the *last* address of that family (the
+    loop overwrites, so a NIC with a global and a link-local IPv6 shows the link-local one); PVE 9's
+    schema adds ``hardware-address`` and every address under ``ip-addresses``."""
+    res = {"name": iface["name"], "hwaddr": iface["hwaddr"], "hardware-address": iface["hwaddr"],
+           "ip-addresses": []}
+    for text in iface["addresses"]:
+        address, prefix, family = g.split_address(text)
+        res["inet" if family == "ipv4" else "inet6"] = f"{address}/{prefix}"
+        res["ip-addresses"].append({"ip-address": address, "ip-address-type": family, "prefix": prefix})
+    return res
+
+
+@route("GET", BASE + "/{vmid}/interfaces")
+def interfaces(ctx, p):
+    """API2/LXC.pm ``ip``: PVE::LXC::get_interfaces, which does not load the config and answers
+    nothing (``data: null``) when find_lxc_pid fails: a stopped container, one on another node, or
+    no container at all. get_interfaces was read in pve-container's LXC.pm (PVE 8); that the method
+    calls it bare is from memory (the stored API2/LXC.pm versions predate it)."""
+    guest = ctx.state.guests.get(p["vmid"])
+    if guest is None or guest["type"] != TYP or guest["node"] != p["node"] or guest.get("status") != "running":
+        return None
+    return [lxc_interface(iface) for iface in g.reported_interfaces(guest, p["vmid"])]
+
+
+# -- test helper hooks (guests.add_guest, registered below) -----------------------------------
+
+def seeded_value(state, vmid, node, key, value):
+    """A config value as PVE would have written it."""
+    if MOUNT_KEY.match(key):
+        value = create_disk(state, vmid, key, value)
+        mp = g.parse_ps(_fmt(key), value)
+        if not mp.get("volume", "/").startswith("/"):
+            g.register_volume(state, mp["volume"], vmid, mp.get("size") or 8 * g.GIB, "rootdir")
+        return value
+    if re.match(r"^net\d+$", key):
+        return normalised_net(state, value)
+    if key == "tags":
+        return g.get_unique_tags(state, value)
+    return value
+
+
+def make_template(state, guest):
+    """template_create: ``template: 1`` and the volumes become base volumes."""
+    conf = guest["config"]
+    for key in [k for k in conf if MOUNT_KEY.match(k)]:
+        mp = g.parse_ps(_fmt(key), conf[key])
+        if not mp["volume"].startswith("/"):
+            mp["volume"] = g.rename_to_base(state, mp["volume"])
+            conf[key] = print_mountpoint(key, mp)
+    conf["template"] = "1"
+
+
+g.register_family(TYP, seeded_value, make_template)

@@ -1,0 +1,965 @@
+"""/nodes/{node}/qemu: virtual machines (qemu-server 9, PVE 9).
+
+Ports ``API2/Qemu.pm`` (create_vm with create_disks and check_storage_access, update_vm_api for
+``PUT`` and ``POST .../config``, destroy_vm, resize_vm, clone_vm, template, vm_start, vm_stop,
+vm_shutdown, vm_reboot), ``API2/Qemu/Agent.pm`` with ``QemuServer/Agent.pm`` (network-get-interfaces,
+assert_agent_available) and ``QemuServer.pm`` (vmconfig_hotplug_pending, vmconfig_apply_pending,
+vmconfig_update_disk/net/agent, get_default_bootdevices, print_bootorder, template_create,
+_do_vm_stop). Reads, the pending array, snapshots and /cluster/resources are in ``guests.py``.
+
+* Create (``qmcreate``): ``<storage>:<GiB>`` disks get new volumes, allocated in key order
+  (``efidisk0`` before ``scsi0``), and are written ``<volid>,<options sorted>,size=<n>G`` as
+  ``print_drive`` sorts them (``size`` among the options); an ISO gets its ``size``; ``efidisk0``
+  is the OVMF vars file (128K for 2m, 528K for 4m, an LV rounds that to 4M), ``tpmstate0`` 4M.
+  NICs get a MAC; ``smbios1``, ``vmgenid``, ``meta`` and ``boot`` (first disk, first CD-ROM, first
+  NIC) are added. A used vmid answers ``unable to create VM 101 - CT 101 already exists on node
+  'node1'`` at once.
+* Update: ``PUT`` answers when done, ``POST`` is the ``qmconfig`` task; digest, lock and a missing
+  guest are refused before either. On a running VM the ``FAST_PLUG`` options apply at once, the
+  rest as ``vmconfig_hotplug_pending`` would with the VM's ``hotplug`` (default
+  ``network,disk,usb``): NICs and scsi/virtio disks live, memory and CPUs only with their hotplug
+  feature, everything else waits in ``[PENDING]`` for the next start or reboot.
+* Resize is a task whose every check runs in the task (``shrinking disks is not supported``).
+* The guest agent's ``network-get-interfaces`` answers ``{"result": [...]}`` (the interfaces of
+  ``guests.reported_interfaces``) or dies as ``assert_agent_available`` does; ``state.agent_unresponsive``
+  (vmids) makes a configured agent silent.
+* Shutdown of a VM in ``state.shutdown_ignored`` fails with ``VM quit/powerdown failed - got
+  timeout``; with ``forceStop=1`` it is terminated (``WARNINGS: 1``). Start of a running VM fails
+  its task with ``VM 100 already running``; stop and shutdown of a stopped VM succeed.
+"""
+
+import re
+import time
+
+from ...errors import ApiError, die, locked, param_exc, perm_exc
+from ...formats import split_list
+from . import guests as g
+from .base import route
+
+TYP = "qemu"
+BASE = "/nodes/{node}/qemu"
+DRIVE_KEY = re.compile(r"^((ide|sata|scsi|virtio)\d+|efidisk0|tpmstate0)$")
+BOOT_DRIVES = ([f"ide{i}" for i in range(4)] + [f"scsi{i}" for i in range(31)]
+               + [f"virtio{i}" for i in range(16)] + [f"sata{i}" for i in range(6)])
+NEW_DISK = re.compile(r"^(([^/:\s]+):)?(\d+(\.\d+)?)$")
+QEMU_VERSION = "10.1.2"  # pve-qemu-kvm of PVE 9.1 (meta: creation-qemu)
+EFIVARS_SIZE = {"2m": 128 * 1024, "4m": 528 * 1024}  # OVMF_VARS.fd / OVMF_VARS_4M.fd
+TPMSTATE_SIZE = 4 * 1024 ** 2
+SNAPSHOT_KEYS = ("snapshots", "parent", "snaptime", "vmstate", "snapstate", "runningcpu", "runningmachine",
+                 "running-nets-host-mtu")
+EXTRA_OPTIONS = ("vmstate", "meta", "parent", "snaptime", "runningmachine", "runningcpu")
+
+# vmconfig_hotplug_pending: applied on a running VM whatever its hotplug setting ($fast_plug_option
+# and the cloud-init options), and the hotplug feature the other live changes need.
+FAST_PLUG = {"description", "hookscript", "lock", "migrate_downtime", "migrate_speed", "name", "onboot",
+             "protection", "shares", "startup", "tags", "vmstatestorage", "cicustom", "cipassword", "citype",
+             "ciuser", "ciupgrade", "nameserver", "searchdomain", "sshkeys"}
+LIVE_ALWAYS = re.compile(r"^(cpuunits|cpulimit|ipconfig\d+)$")
+NEEDS_FEATURE = [(re.compile(r"^(tablet|usb\d+)$"), "usb"), (re.compile(r"^vcpus$"), "cpu"),
+                 (re.compile(r"^memory$"), "memory"), (re.compile(r"^net\d+$"), "network"),
+                 (re.compile(r"^(scsi|virtio)\d+$"), "disk")]
+
+
+def _fmt(key):
+    return g.option_format(TYP, key)
+
+
+def parse_drive(key, text):
+    return g.parse_ps(_fmt(key), text)
+
+
+def print_drive(key, drive):
+    return g.print_ps(drive, _fmt(key))
+
+
+def is_cdrom(drive):
+    return drive.get("media") == "cdrom"
+
+
+def normalised_net(state, text):
+    """parse_net + print_net: ``<model>=<mac>`` first, a new MAC when none is set."""
+    net = g.parse_ps(_fmt("net0"), text)
+    net.setdefault("macaddr", g.random_mac(state))
+    return g.print_ps(net, _fmt("net0"))
+
+
+def _hotplug_features(conf):
+    """parse_hotplug_features: ``1`` (the default) is network,disk,usb; ``0`` none."""
+    value = str(conf.get("hotplug", "1"))
+    if value == "1":
+        return {"network", "disk", "usb"}
+    return set() if value == "0" else set(split_list(value))
+
+
+def _boot_order(conf):
+    m = re.search(r"(?:^|,)order=([^,]*)", conf.get("boot") or "")
+    return [d for d in (m.group(1).split(";") if m else []) if d]
+
+
+def _default_boot(conf):
+    """get_default_bootdevices: the first disk, the first CD-ROM, the first NIC."""
+    devs = []
+    for want_cdrom in (False, True):
+        for key in BOOT_DRIVES:
+            if key in conf and is_cdrom(parse_drive(key, conf[key])) == want_cdrom:
+                devs.append(key)
+                break
+    devs += [f"net{i}" for i in range(32) if f"net{i}" in conf][:1]
+    return "order=" + ";".join(devs)
+
+
+# -- volumes -----------------------------------------------------------------------------------
+
+def _owned_volume(state, vmid, drive):
+    """The drive's volume when the VM owns it (vm_is_volid_owner), else None."""
+    volid = drive.get("file", "")
+    sid = g.parse_volid(volid)[0]
+    if is_cdrom(drive) or sid is None or sid not in state.storage:
+        return None
+    try:
+        return volid if g.parse_volname(state, volid)[1] == vmid else None
+    except ApiError:
+        return None
+
+
+def _register_unused(state, vmid, conf, drive):
+    """vmconfig_register_unused_drive (write_vm_config drops an unusedN whose volume is in use)."""
+    volid = _owned_volume(state, vmid, drive)
+    in_use = any(DRIVE_KEY.match(k) and parse_drive(k, v).get("file") == volid for k, v in conf.items())
+    if volid and not in_use:
+        g.add_unused_volume(conf, volid)
+
+
+def check_drive_param(state, params):
+    """$check_drive_param: ISO images need media=cdrom; every drive is printed the PVE way."""
+    for key in sorted(k for k in params if DRIVE_KEY.match(k)):
+        drive = parse_drive(key, params[key])
+        volid = drive.get("file", "")
+        sid, volname = g.parse_volid(volid)
+        if sid and not NEW_DISK.match(volid) and volname != "cloudinit":
+            if g.parse_volname(state, volid)[0] == "iso" and not is_cdrom(drive):
+                raise param_exc({key: "explicit 'media=cdrom' is required for iso images"})
+        params[key] = print_drive(key, drive)
+
+
+def check_storage_access(ctx, params, default_storage):
+    """$check_storage_access for the drives and unused volumes of a request."""
+    state = ctx.state
+    for key in sorted(k for k in params if DRIVE_KEY.match(k)):
+        drive = parse_drive(key, params[key])
+        volid = drive.get("file", "")
+        new = NEW_DISK.match(volid)
+        if volid in ("", "none", "cloudinit") or volid.endswith(":cloudinit"):
+            continue
+        if is_cdrom(drive) and volid == "cdrom":
+            ctx.access.check(ctx.authid, "/", ["Sys.Console"])
+        elif not is_cdrom(drive) and new:
+            sid = new.group(2) or default_storage
+            if not sid:
+                raise die("no storage ID specified (and no default storage)")
+            ctx.access.check(ctx.authid, f"/storage/{sid}", ["Datastore.AllocateSpace"])
+            if "images" not in g.storage_content(state, sid)[1]:
+                raise param_exc({"storage": f"storage '{sid}' does not support vm images"})
+        else:
+            g.check_volume_access(ctx, volid)
+            if g.parse_volid(volid)[0] and g.parse_volname(state, volid)[0] not in ("images", "iso"):
+                raise param_exc({key: "content type needs to be 'images' or 'iso'"})
+    for key in sorted(k for k in params if k.startswith("unused")):
+        g.check_volume_access(ctx, g.parse_ps(_fmt(key), params[key])["file"], "images")
+
+
+def create_disks(state, vmid, conf, settings, default_storage, node, log):
+    """API2/Qemu.pm create_disks: allocate ``<storage>:<GiB>`` disks (key order), size the rest."""
+    res = {}
+    template = str(conf.get("template", "0")) == "1"
+    for key in sorted(k for k in settings if DRIVE_KEY.match(k)):
+        drive = parse_drive(key, settings[key])
+        volid = drive.get("file", "")
+        new = NEW_DISK.match(volid)
+        if volid in ("", "none", "cdrom"):
+            drive.pop("size", None)
+        elif volid.endswith("cloudinit"):
+            sid = g.parse_volid(volid)[0] or default_storage
+            if not sid:
+                raise die("no storage ID specified (and no default storage)")
+            drive["file"] = _alloc_cloudinit(state, sid, vmid)
+            drive["media"] = "cdrom"
+            drive.pop("format", None)
+        elif new:
+            sid = new.group(2) or default_storage
+            if not sid:
+                raise die("no storage ID specified (and no default storage)")
+            g.check_storage_enabled(state, sid, node)
+            size = int(float(new.group(3)) * 1024 * 1024) * 1024
+            if key == "efidisk0":
+                size = EFIVARS_SIZE.get(drive.get("efitype", "2m"), EFIVARS_SIZE["2m"])
+            elif key == "tpmstate0":
+                size = TPMSTATE_SIZE
+            new_volid = g.alloc_volume(state, sid, vmid, size, "images", fmt=drive.pop("format", None))
+            if template:
+                new_volid = g.rename_to_base(state, new_volid)
+            drive["file"] = new_volid
+            drive["size"] = g.volume(state, new_volid)["size"]
+        else:
+            sid = g.parse_volid(volid)[0]
+            if sid:
+                if g.parse_volname(state, volid)[0] not in ("images", "iso"):
+                    raise die(f"cannot use volume {volid} - content type needs to be 'images' or 'iso'")
+                info = g.volume(state, volid)
+                if info is None:
+                    raise die(f"volume {volid} does not exist")
+                drive["size"] = info["size"]
+        res[key] = print_drive(key, drive)
+        if new:
+            log.append(f"{key}: successfully created disk '{res[key]}'")
+    return res
+
+
+def _alloc_cloudinit(state, sid, vmid):
+    """The cloud-init drive ``vm-<vmid>-cloudinit`` (4 MiB)."""
+    scfg = state.storage_config(sid)
+    volname = (f"{vmid}/vm-{vmid}-cloudinit.qcow2" if scfg["type"] in g.FILE_STORAGES
+               else f"vm-{vmid}-cloudinit")
+    fmt = "qcow2" if "/" in volname else "raw"
+    vols = g.ensure_volumes(state).setdefault(sid, {})
+    vols[volname] = {"size": 4 * 1024 ** 2, "vmid": vmid, "format": fmt, "content": "images"}
+    return f"{sid}:{volname}"
+
+
+def _free_owned(state, vmid, drive, log=None):
+    """Free a volume the VM owns; with ``log`` a failure is a warning (destroy_vm)."""
+    volid = _owned_volume(state, vmid, drive)
+    if not volid:
+        return 0
+    try:
+        g.free_volume(state, volid)
+    except ApiError as err:
+        if log is None:
+            raise
+        log.append(f"Could not remove disk '{volid}', check manually: {err.message.rstrip()}")
+        return 1
+    return 0
+
+
+# -- pending -----------------------------------------------------------------------------------
+
+def _apply_delete(state, guest, vmid, key, force):
+    """vmconfig_delete_or_detach_drive for a drive (forced: the volume goes), then the key."""
+    conf = guest["config"]
+    if DRIVE_KEY.match(key) and key in conf:
+        drive = parse_drive(key, conf.pop(key))
+        if force:
+            _free_owned(state, vmid, drive)
+        else:
+            _register_unused(state, vmid, conf, drive)
+    conf.pop(key, None)
+    guest["pending_delete"].pop(key, None)
+
+
+def _apply_value(state, guest, vmid, key):
+    conf = guest["config"]
+    value = guest["pending"].pop(key)
+    old = conf.get(key)
+    conf[key] = value
+    if DRIVE_KEY.match(key) and old is not None:
+        _register_unused(state, vmid, conf, parse_drive(key, old))
+
+
+def apply_pending(state, guest, vmid):
+    """vmconfig_apply_pending: a stopped VM takes every pending change."""
+    for key, force in sorted(guest["pending_delete"].items()):
+        _apply_delete(state, guest, vmid, key, force)
+    g.cleanup_pending(guest)
+    for key in sorted(guest["pending"]):
+        _apply_value(state, guest, vmid, key)
+
+
+def _disk_live(conf, key, value, features):
+    """vmconfig_update_disk on a running VM: True (applied), False (stays pending) or an error."""
+    if key in ("efidisk0", "tpmstate0"):
+        return False
+    new = parse_drive(key, value)
+    if key in conf:
+        old = parse_drive(key, conf[key])
+        if new.get("media", "disk") != old.get("media", "disk"):
+            raise die("unable to change media type")
+        if is_cdrom(old):
+            return True
+        if new.get("file") != old.get("file"):
+            return "disk" in features
+        cold = ("aio", "discard", "iothread", "queues", "cache", "ssd", "product", "vendor", "ro")
+        return all(new.get(k) == old.get(k) for k in cold)
+    return "disk" in features and not re.match(r"^(ide|sata)\d+$", key)
+
+
+def _net_live(conf, key, value, features):
+    """vmconfig_update_net: bridge/tag/trunks/firewall/rate/link_down change live, anything else
+    (model, MAC, queues, mtu, a NIC without bridge, a new NIC) needs the network hotplug."""
+    if key in conf:
+        old, new = (g.parse_ps(_fmt(key), text) for text in (conf[key], value))
+        if all(old.get(k) == new.get(k) for k in ("model", "macaddr", "queues", "mtu")) \
+                and old.get("bridge") and new.get("bridge"):
+            return True
+    return "network" in features
+
+
+def _agent_live(conf, value):
+    """vmconfig_update_agent: only fstrim_cloned_disks changes live."""
+    if not conf.get("agent"):
+        return False
+    fmt = _fmt("agent")
+    old, new = (g.parse_ps(fmt, text) for text in (conf["agent"], value))
+    return {k: v for k, v in old.items() if k != "fstrim_cloned_disks"} == \
+        {k: v for k, v in new.items() if k != "fstrim_cloned_disks"}
+
+
+def _needs(key, features):
+    for pattern, feature in NEEDS_FEATURE:
+        if pattern.match(key):
+            return feature in features
+    return None
+
+
+def hotplug_pending(state, guest, vmid):
+    """vmconfig_hotplug_pending: what a running VM takes now; the rest stays pending."""
+    conf, pending = guest["config"], guest["pending"]
+    features = _hotplug_features(conf)
+    errors = {}
+    for key in [k for k in pending if k in FAST_PLUG]:
+        conf[key] = pending.pop(key)
+    for key, force in sorted(guest["pending_delete"].items()):
+        live = key in FAST_PLUG or LIVE_ALWAYS.match(key)
+        if key == "hotplug":
+            live = not re.search(r"cpu|memory", str(conf.get("hotplug", "")))
+        elif key == "balloon":
+            live = str(conf.get("balloon", "1")) != "0"
+        elif DRIVE_KEY.match(key):
+            live = "disk" in features and not re.match(r"^(efidisk|ide|sata|tpmstate)\d+$", key)
+        elif _needs(key, features) is not None:
+            live = _needs(key, features)
+        if live:
+            _apply_delete(state, guest, vmid, key, force)
+    for key in sorted(pending):
+        value = pending[key]
+        try:
+            if key == "hotplug":
+                live = not re.search(r"cpu|memory", f"{value} {conf.get('hotplug', '')}")
+            elif key == "balloon":
+                live = (str(conf.get("balloon", "1")) != "0") == (str(value) != "0")
+            elif key == "agent":
+                live = _agent_live(conf, value)
+            elif re.match(r"^net\d+$", key):
+                live = _net_live(conf, key, value, features)
+            elif DRIVE_KEY.match(key):
+                live = _disk_live(conf, key, value, features)
+            elif LIVE_ALWAYS.match(key):
+                live = True
+            else:
+                live = bool(_needs(key, features))
+        except ApiError as err:
+            errors[key] = f"hotplug problem - {err.message.rstrip()}"
+            continue
+        if live:
+            _apply_value(state, guest, vmid, key)
+    return errors
+
+
+# -- create -----------------------------------------------------------------------------------
+
+def _resolve_cdrom(params):
+    value = params.pop("cdrom", None)
+    if value:
+        params["ide2"] = value if "media=" in value else value + ",media=cdrom"
+
+
+@route("POST", BASE)
+def create(ctx, p):
+    """API2/Qemu.pm create_vm (not a restore)."""
+    state, node, vmid, access, authid = ctx.state, p["node"], p["vmid"], ctx.access, ctx.authid
+    params = {k: v for k, v in ctx.raw.items() if k not in ("node", "vmid")}
+    if params.pop("archive", None):
+        raise die("restore is not simulated")
+    for key in ("bwlimit", "force", "start", "ha-managed", "unique", "live-restore", "import-working-storage"):
+        params.pop(key, None)
+    pool = params.pop("pool", None)
+    storage = params.pop("storage", None)
+    if pool is not None:
+        g.check_pool_exist(state, pool)
+    if storage is not None:
+        access.check(authid, f"/storage/{storage}", ["Datastore.AllocateSpace"])
+    if p.get("ha-managed"):
+        access.check(authid, "/", ["Sys.Console"])
+    if p.get("start") and not (access.check(authid, f"/vms/{vmid}", ["VM.PowerMgmt"], True)
+                               or (pool and access.check(authid, f"/pool/{pool}", ["VM.PowerMgmt"], True))):
+        raise perm_exc(f"/vms/{vmid}, VM.PowerMgmt")
+    if not (access.check(authid, f"/vms/{vmid}", ["VM.Allocate"], True)
+            or (pool and access.check(authid, f"/pool/{pool}", ["VM.Allocate"], True))):
+        raise perm_exc()
+    if params:
+        _resolve_cdrom(params)
+        check_storage_access(ctx, params, storage)
+        check_drive_param(state, params)
+        for key in [k for k in params if re.match(r"^net\d+$", k)]:
+            params[key] = normalised_net(state, params[key])
+    try:
+        g.check_vmid_unused(state, vmid)
+    except ApiError as err:
+        raise die(f"unable to create VM {vmid} - {err.message}") from err
+
+    def work(log):
+        guest = g.new_guest(TYP, node)
+        state.guests[vmid] = guest
+        conf = guest["config"]
+        try:
+            conf.update(params)
+            conf["meta"] = f"creation-qemu={QEMU_VERSION},ctime={int(time.time())}"
+            conf.update(create_disks(state, vmid, conf, params, storage, node, log))
+            if not conf.get("boot"):
+                conf["boot"] = _default_boot(conf)
+            if not conf.get("smbios1"):
+                conf["smbios1"] = f"uuid={g.new_uuid()}"
+            if conf.get("vmgenid", "1") == "1" and conf.get("arch") != "aarch64":
+                conf["vmgenid"] = g.new_uuid()
+            if "tags" in conf:
+                conf["tags"] = g.get_unique_tags(state, conf["tags"])
+        except ApiError as err:
+            raise die(f"unable to create VM {vmid} - {err.stringify()}") from err
+        g.reload(guest)
+        g.add_to_pool(state, vmid, pool)
+        g.sync_name(guest, vmid)
+        if p.get("ha-managed"):
+            log.append("Add as HA resource")
+            state.ha_resources[f"vm:{vmid}"] = {"type": "vm", "state": "started" if p.get("start") else "stopped"}
+        if p.get("start"):
+            log.append("Execute autostart")
+            g.start(guest)
+    return g.run_task(ctx, node, "qmcreate", vmid, work)
+
+
+# -- update -----------------------------------------------------------------------------------
+
+def _option_exists(key):
+    return g.option_exists(TYP, key) or key in EXTRA_OPTIONS
+
+
+def _update_fn(ctx, p, guest, params, delete, revert, log):
+    """$updatefn of update_vm_api: everything goes to [PENDING], then apply or hotplug."""
+    state, vmid = ctx.state, p["vmid"]
+    conf, pending = guest["config"], guest["pending"]
+    force = 1 if p.get("force") else 0
+    for key in revert:
+        if key in conf:
+            params[key] = conf[key]
+        elif key in pending:
+            delete.append(key)
+    order = _boot_order(conf)
+    for key in delete:
+        value = conf.get(key, pending.get(key))
+        if value is None:
+            log.append(f"cannot delete '{key}' - not set in current configuration!")
+            continue
+        pending_value = pending.pop(key, None)
+        if key in order and "bootorder" not in delete:
+            order.remove(key)
+            pending["boot"] = "order=" + ";".join(order)
+        if key.startswith("unused"):
+            drive = g.parse_ps(_fmt(key), value)
+            g.check_protection(guest, f"can't remove unused disk '{drive['file']}'")
+            _free_owned(state, vmid, drive)
+            conf.pop(key, None)
+        elif DRIVE_KEY.match(key):
+            g.check_protection(guest, f"can't remove drive '{key}'")
+            if pending_value is not None:
+                _register_unused(state, vmid, conf, parse_drive(key, pending_value))
+            guest["pending_delete"][key] = force
+        elif key == "tags":
+            conf.pop(key, None)
+        else:
+            guest["pending_delete"][key] = force
+    for key in sorted(params):
+        value = params[key]
+        if pending.get(key) == value:
+            continue
+        if DRIVE_KEY.match(key):
+            if key in pending:
+                _register_unused(state, vmid, conf, parse_drive(key, pending[key]))
+            value = create_disks(state, vmid, conf, {key: value}, None, p["node"], log)[key]
+            if order and is_cdrom(parse_drive(key, value)) and key not in order:
+                order.append(key)
+                pending["boot"] = "order=" + ";".join(order)
+        elif key == "tags":
+            value = g.get_unique_tags(state, value)
+        elif key == "boot":
+            devs = _boot_order({"boot": value})
+            for dev in devs:
+                if not (conf.get(dev) or pending.get(dev) or params.get(dev)) or dev in delete:
+                    raise die(f"invalid bootorder: device '{dev}' does not exist'")
+            if devs:
+                value = "order=" + ";".join(devs)
+                if conf.get("bootdisk"):
+                    guest["pending_delete"]["bootdisk"] = 0
+        pending[key] = value
+        guest["pending_delete"].pop(key, None)
+    # written to [PENDING] and loaded again before it is applied: a pending description is read back once
+    g.reload(guest)
+    g.cleanup_pending(guest)
+    if not pending and not guest["pending_delete"]:
+        return
+    if guest["status"] == "running":
+        errors = hotplug_pending(state, guest, vmid)
+    else:
+        apply_pending(state, guest, vmid)
+        errors = {}
+    g.reload(guest)
+    g.sync_name(guest, vmid)
+    if errors:
+        raise param_exc(errors)
+
+
+def _update(ctx, p, sync):
+    """update_vm_api: parameter checks, the early config checks, then $updatefn."""
+    state, vmid = ctx.state, p["vmid"]
+    params = {k: v for k, v in ctx.raw.items()
+              if k not in ("node", "vmid", "digest", "background_delay", "skip_cloud_init", "import-working-storage",
+                           "skiplock", "delete", "revert", "force")}
+    g.root_only(ctx, p, "skiplock")
+    if not p.get("delete") and not p.get("revert") and not params:
+        raise die("no options specified")
+    _resolve_cdrom(params)
+    revert = split_list(p.get("revert"))
+    for key in revert:
+        if not _option_exists(key):
+            raise param_exc({"revert": f"unknown option '{key}'"})
+        if key in params:
+            raise param_exc({"delete": f"you can't use '-{key}' and -revert {key}' at the same time"})
+    delete = []
+    for key in split_list(p.get("delete")):
+        key = "ide2" if key == "cdrom" else key
+        if key in params:
+            raise param_exc({"delete": f"you can't use '-{key}' and -delete {key}' at the same time"})
+        if key in revert:
+            raise param_exc({"revert": f"you can't use '-delete {key}' and -revert {key}' at the same time"})
+        if not _option_exists(key):
+            raise param_exc({"delete": f"unknown option '{key}'"})
+        delete.append(key)
+    check_drive_param(state, params)
+    for key in [k for k in params if re.match(r"^net\d+$", k)]:
+        params[key] = normalised_net(state, params[key])
+    if params.get("vmgenid") == "1":
+        params["vmgenid"] = g.new_uuid()
+    check_storage_access(ctx, params, None)
+
+    def load_and_check():
+        guest = g.writable(g.load_guest(state, TYP, p["node"], vmid))
+        if p.get("digest") and p["digest"] != g.digest(guest):
+            raise die("checksum mismatch (file change by other user?)")
+        if not p.get("skiplock"):
+            g.check_lock(guest)
+        return guest
+
+    load_and_check()
+    if sync:
+        with locked(state):
+            _update_fn(ctx, p, load_and_check(), params, delete, revert, [])
+        return None
+    return g.run_task(ctx, p["node"], "qmconfig", vmid,
+                      lambda log: _update_fn(ctx, p, load_and_check(), params, delete, revert, log))
+
+
+@route("PUT", BASE + "/{vmid}/config")
+def update_sync(ctx, p):
+    return _update(ctx, p, sync=True)
+
+
+@route("POST", BASE + "/{vmid}/config")
+def update_async(ctx, p):
+    return _update(ctx, p, sync=False)
+
+
+# -- resize -----------------------------------------------------------------------------------
+
+@route("PUT", BASE + "/{vmid}/resize")
+def resize(ctx, p):
+    """API2/Qemu.pm resize_vm: a task from the start; every check runs inside it."""
+    state, vmid, disk = ctx.state, p["vmid"], p["disk"]
+    g.root_only(ctx, p, "skiplock")
+
+    def work(log):
+        guest = g.load_guest(state, TYP, p["node"], vmid)
+        if p.get("digest") and p["digest"] != g.digest(guest):
+            raise die("checksum mismatch (file change by other user?)")
+        if not p.get("skiplock"):
+            g.check_lock(guest)
+        conf = guest.get("config") or {}
+        if not conf.get(disk):
+            raise die(f"disk '{disk}' does not exist")
+        drive = parse_drive(disk, conf[disk])
+        volid = drive.get("file")
+        if not volid:
+            raise die(f"disk '{disk}' has no associated volume")
+        if is_cdrom(drive):
+            raise die("you can't resize a cdrom")
+        ctx.access.check(ctx.authid, f"/storage/{g.parse_volid(volid)[0]}", ["Datastore.AllocateSpace"])
+        info = g.volume(state, volid)
+        size = info["size"] if info else drive.get("size") or 0
+        grow = p["size"].startswith("+")
+        newsize = g.parse_size(p["size"].lstrip("+")) + (size if grow else 0)
+        if newsize < size:
+            raise die("shrinking disks is not supported")
+        if newsize == size:
+            return
+        log.append(f"update VM {vmid}: resize --disk {disk} --size {p['size']}")
+        if info is not None:
+            info["size"] = newsize
+        drive["size"] = newsize
+        conf[disk] = print_drive(disk, drive)
+    return g.run_task(ctx, p["node"], "resize", vmid, work)
+
+
+# -- power ------------------------------------------------------------------------------------
+
+def _ha_request(ctx, p, guest, requested, task):
+    state, vmid = ctx.state, p["vmid"]
+
+    def work(log):
+        log.append(f"Requesting HA {'start' if requested == 'started' else 'stop'} for VM {vmid}")
+        state.ha_resources[f"vm:{vmid}"]["state"] = requested
+        if requested == "started":
+            g.start(guest)
+        else:
+            guest["status"] = "stopped"
+    return g.run_task(ctx, p["node"], task, vmid, work)
+
+
+def _ha_guest(state, vmid):
+    guest = state.guests.get(vmid)
+    return guest if guest is not None and guest["type"] == TYP and g.ha_managed(state, guest, vmid) else None
+
+
+def _running(state, vmid):
+    guest = state.guests.get(vmid)
+    return guest is not None and guest["type"] == TYP and guest["status"] == "running"
+
+
+def _start_work(ctx, p):
+    """vm_start: template, lock, already running; pending changes are applied first."""
+    state, vmid = ctx.state, p["vmid"]
+    guest = g.writable(g.load_guest(state, TYP, p["node"], vmid))
+    if str(guest["config"].get("template", "0")) == "1":
+        raise die("you can't start a vm if it's a template")
+    if not p.get("skiplock"):
+        g.check_lock(guest)
+    if guest["status"] == "running":
+        raise die(f"VM {vmid} already running")
+    apply_pending(state, guest, vmid)
+    g.sync_name(guest, vmid)
+    g.start(guest)
+
+
+@route("POST", BASE + "/{vmid}/status/start")
+def start(ctx, p):
+    g.root_only(ctx, p, "skiplock", "stateuri", "migratedfrom", "migration_type", "migration_network",
+                "targetstorage", "force-cpu", "with-conntrack-state", "nets-host-mtu")
+    guest = _ha_guest(ctx.state, p["vmid"])
+    if guest is not None:
+        return _ha_request(ctx, p, guest, "started", "hastart")
+    return g.run_task(ctx, p["node"], "qmstart", p["vmid"], lambda log: _start_work(ctx, p))
+
+
+def _stop_work(ctx, p, log, shutdown):
+    """_do_vm_stop: nothing to do for a stopped VM; a shutdown the guest ignores times out."""
+    state, vmid = ctx.state, p["vmid"]
+    if not _running(state, vmid):
+        return 0
+    guest = g.load_guest(state, TYP, p["node"], vmid)
+    if not p.get("skiplock"):
+        g.check_lock(guest)
+    warnings = 0
+    if shutdown and vmid in state.shutdown_ignored:
+        if not p.get("forceStop"):
+            raise die("VM quit/powerdown failed - got timeout")
+        log.append("VM still running - terminating now with SIGTERM")
+        warnings = 1
+    guest["status"] = "stopped"
+    return warnings
+
+
+@route("POST", BASE + "/{vmid}/status/stop")
+def stop(ctx, p):
+    g.root_only(ctx, p, "skiplock", "keepActive", "migratedfrom")
+    guest = _ha_guest(ctx.state, p["vmid"])
+    if guest is not None:
+        if p.get("overrule-shutdown"):
+            raise param_exc({"overrule-shutdown": "Not applicable for HA resources."})
+        return _ha_request(ctx, p, guest, "stopped", "hastop")
+    return g.run_task(ctx, p["node"], "qmstop", p["vmid"], lambda log: _stop_work(ctx, p, log, False))
+
+
+@route("POST", BASE + "/{vmid}/status/shutdown")
+def shutdown(ctx, p):
+    g.root_only(ctx, p, "skiplock", "keepActive")
+    guest = _ha_guest(ctx.state, p["vmid"])
+    if guest is not None:
+        return _ha_request(ctx, p, guest, "stopped", "hastop")
+    return g.run_task(ctx, p["node"], "qmshutdown", p["vmid"], lambda log: _stop_work(ctx, p, log, True))
+
+
+@route("POST", BASE + "/{vmid}/status/reboot")
+def reboot(ctx, p):
+    """vm_reboot: a shutdown, then qmeventd starts the VM again (pending changes applied)."""
+    state, vmid = ctx.state, p["vmid"]
+    if not _running(state, vmid):
+        raise die(f"VM {vmid} not running")
+
+    def work(log):
+        if not _running(state, vmid):
+            return
+        guest = g.writable(g.load_guest(state, TYP, p["node"], vmid))
+        g.check_lock(guest)
+        if vmid in state.shutdown_ignored:
+            raise die("VM quit/powerdown failed - got timeout")
+        apply_pending(state, guest, vmid)
+        g.sync_name(guest, vmid)
+        g.start(guest)
+    return g.run_task(ctx, p["node"], "qmreboot", vmid, work)
+
+
+# -- destroy ----------------------------------------------------------------------------------
+
+@route("DELETE", BASE + "/{vmid}")
+def destroy(ctx, p):
+    """API2/Qemu.pm destroy_vm: protection, HA and replication without purge, running; the lock
+    is checked by the task (destroy_vm)."""
+    state, vmid = ctx.state, p["vmid"]
+    g.root_only(ctx, p, "skiplock")
+    guest = g.load_guest(state, TYP, p["node"], vmid)
+    g.check_protection(guest, f"can't remove VM {vmid}")
+    g.guards_without_purge(state, guest, vmid, p.get("purge"))
+    if guest["status"] == "running":
+        raise die(f"VM {vmid} is running - destroy failed")
+
+    def work(log):
+        if not p.get("skiplock"):
+            g.check_lock(guest)
+        conf = guest.get("config") or {}
+        warnings = 0
+        for key in sorted(k for k in conf if DRIVE_KEY.match(k) or k.startswith("unused") or k == "vmstate"):
+            drive = {"file": conf[key]} if key == "vmstate" else g.parse_ps(_fmt(key), conf[key])
+            warnings += _free_owned(state, vmid, drive, log)
+        if p.get("destroy-unreferenced-disks"):
+            for sid, vols in g.ensure_volumes(state).items():
+                for volname in [n for n, info in vols.items() if info.get("vmid") == vmid]:
+                    warnings += _free_owned(state, vmid, {"file": f"{sid}:{volname}"}, log)
+        g.destroy(state, vmid, p.get("purge"), log)
+        return warnings
+    return g.run_task(ctx, p["node"], "qmdestroy", vmid, work)
+
+
+# -- clone and template -----------------------------------------------------------------------
+
+@route("POST", BASE + "/{vmid}/clone")
+def clone(ctx, p):
+    """API2/Qemu.pm clone_vm: the checks answer at once, the copy is the ``qmclone`` task."""
+    state, node, vmid, newid = ctx.state, p["node"], p["vmid"], p["newid"]
+    storage, target, snapname = p.get("storage"), p.get("target"), p.get("snapname")
+    if target == node:
+        target = None
+
+    def load_and_check():
+        if p.get("pool") is not None:
+            g.check_pool_exist(state, p["pool"])
+        if target and target not in state.nodes:
+            raise die(f"no such cluster node '{target}'")
+        if storage:
+            scfg = g.check_storage_enabled(state, storage, node)
+            if "images" not in g.storage_content(state, storage)[1]:
+                raise param_exc({"storage": f"storage '{storage}' does not support vm images"})
+            if target:
+                g.check_storage_enabled(state, storage, target)
+                if not (scfg.get("shared") or (state.storage_type_info(scfg["type"]) or {}).get("shared")):
+                    raise die(f"can't clone to non-shared storage '{storage}'")
+        guest = g.load_guest(state, TYP, node, vmid)
+        g.check_lock(guest)
+        if snapname and snapname not in (guest.get("snapshots") or {}):
+            raise die(f"snapshot '{snapname}' does not exist")
+        full = p["full"] if p.get("full") is not None else str(guest["config"].get("template", "0")) != "1"
+        if storage and not full:
+            raise die("parameter 'storage' not allowed for linked clones")
+        if p.get("format") and not full:
+            raise die("parameter 'format' not allowed for linked clones")
+        old = dict(guest["snapshots"][snapname]["config"] if snapname else guest.get("config") or {})
+        shared = True
+        for key in sorted(k for k in old if DRIVE_KEY.match(k)):
+            drive = parse_drive(key, old[key])
+            sid = g.parse_volid(drive.get("file", ""))[0]
+            if sid is None:
+                continue
+            scfg = state.storage_config(sid)
+            shared = shared and bool(scfg.get("shared") or (state.storage_type_info(scfg["type"]) or {}).get("shared"))
+            if not is_cdrom(drive):
+                ctx.access.check(ctx.authid, f"/storage/{storage or sid}", ["Datastore.AllocateSpace"])
+                if not full and key != "tpmstate0" and not g.parse_volname(state, drive["file"])[2]:
+                    what = " a snapshot of" if snapname else ""
+                    raise die(f"Linked clone feature is not supported for{what} '{drive['file']}' ({key})")
+        if target and not shared:
+            raise die(f"can't clone VM to node '{target}' (VM uses local storage)")
+        other = state.guests.get(newid)
+        if other is not None and other["node"] == node and other["type"] == TYP:
+            raise die(f"unable to create VM {newid}: config file already exists")
+        return guest, old, full
+
+    load_and_check()
+
+    def work(log):
+        guest, old, full = load_and_check()
+        log.append(f"creating a clone of VM {vmid} with ID {newid}")
+        if newid in state.guests:
+            raise die(f"close (rename) atomic file '/etc/pve/nodes/{node}/qemu-server/{newid}.conf' failed: "
+                      "File exists")
+        new = g.new_guest(TYP, target or node)
+        conf = new["config"]
+        for key in sorted(old):
+            if key in SNAPSHOT_KEYS or key.startswith("unused") or key == "template":
+                continue
+            value = old[key]
+            if re.match(r"^net\d+$", key):
+                net = g.parse_ps(_fmt(key), value)
+                net["macaddr"] = g.random_mac(state)
+                value = g.print_ps(net, _fmt(key))
+            elif DRIVE_KEY.match(key):
+                drive = parse_drive(key, value)
+                if drive.get("file", "").endswith("cloudinit"):
+                    drive["file"] = _alloc_cloudinit(state, g.parse_volid(drive["file"])[0], newid)
+                    value = print_drive(key, drive)
+                elif not is_cdrom(drive):
+                    drive["file"] = g.clone_volume(state, drive["file"], newid, full or key == "tpmstate0",
+                                                   storage if full else None)
+                    drive["size"] = g.volume(state, drive["file"])["size"]
+                    value = print_drive(key, drive)
+                    log.append(f"{key}: {value}")
+            conf[key] = value
+        # parse_smbios1 / print_smbios1: the options sorted, a new uuid among them
+        smbios = dict(part.split("=", 1) for part in (old.get("smbios1") or "").split(",") if "=" in part)
+        smbios["uuid"] = g.new_uuid()
+        conf["smbios1"] = ",".join(f"{k}={v}" for k, v in sorted(smbios.items()))
+        if conf.get("vmgenid"):
+            conf["vmgenid"] = g.new_uuid()
+        conf["name"] = p.get("name") or f"Copy-of-VM-{old.get('name') or vmid}"
+        if p.get("description"):
+            conf["description"] = p["description"]
+        warnings = 0
+        if not snapname and guest.get("pending"):
+            log.append(f"found pending changes for '{','.join(guest['pending'])}', discarding for clone")
+            warnings = 1
+        state.guests[newid] = new
+        g.reload(new)
+        g.sync_name(new, newid)
+        g.add_to_pool(state, newid, p.get("pool"))
+        return warnings
+    return g.run_task(ctx, node, "qmclone", vmid, work)
+
+
+@route("POST", BASE + "/{vmid}/template")
+def template(ctx, p):
+    """API2/Qemu.pm template: refused with snapshots, for a template, while running."""
+    state, vmid, disk = ctx.state, p["vmid"], p.get("disk")
+
+    def load_and_check():
+        guest = g.writable(g.load_guest(state, TYP, p["node"], vmid))
+        g.check_lock(guest)
+        if guest["snapshots"]:
+            raise die("unable to create template, because VM contains snapshots")
+        if str(guest["config"].get("template", "0")) == "1" and not disk:
+            raise die("you can't convert a template to a template")
+        if guest["status"] == "running":
+            raise die("you can't convert a VM to template if VM is running")
+        return guest
+
+    load_and_check()
+    return g.run_task(ctx, p["node"], "qmtemplate", vmid, lambda log: make_template(state, load_and_check(), disk))
+
+
+# -- guest agent ------------------------------------------------------------------------------
+
+def agent_enabled(conf):
+    """Agent.pm parse_guest_agent: the ``enabled`` flag (the default key) of the ``agent`` option."""
+    return str(g.parse_ps(_fmt("agent"), conf["agent"]).get("enabled", "0")) in ("1", "on", "yes", "true")
+
+
+def assert_agent_available(state, guest, vmid):
+    """QemuServer/Agent.pm assert_agent_available: an ``agent`` option at all, the VM running, then the
+    agent answering ``guest-ping`` (qga_check_running). ``agent: 0`` passes the first check (it is
+    defined) but QEMU then has no agent socket, so the ping fails like a silent agent's."""
+    conf = guest.get("config") or {}
+    if conf.get("agent") is None:
+        raise die("No QEMU guest agent configured")
+    if guest.get("status") != "running":
+        raise die(f"VM {vmid} is not running")
+    if not agent_enabled(conf) or vmid in state.agent_unresponsive:
+        raise die("QEMU guest agent is not running")
+
+
+def _qga_statistics(position, addresses):
+    """GuestNetworkInterfaceStat: counters a guest that has been up a while would show."""
+    packets = 1000 * (position + 1) if addresses else 0
+    return {"rx-bytes": packets * 150, "rx-dropped": 0, "rx-errs": 0, "rx-packets": packets,
+            "tx-bytes": packets * 90, "tx-dropped": 0, "tx-errs": 0, "tx-packets": packets // 2}
+
+
+def qga_interface(position, iface):
+    """One GuestNetworkInterface of the agent's ``guest-network-get-interfaces`` answer."""
+    res = {"name": iface["name"], "hardware-address": iface["hwaddr"]}
+    if iface["addresses"]:
+        res["ip-addresses"] = []
+        for text in iface["addresses"]:
+            address, prefix, family = g.split_address(text)
+            res["ip-addresses"].append({"ip-address-type": family, "ip-address": address, "prefix": prefix})
+    res["statistics"] = _qga_statistics(position, iface["addresses"])
+    return res
+
+
+@route("GET", BASE + "/{vmid}/agent/network-get-interfaces")
+def agent_network_get_interfaces(ctx, p):
+    """API2/Qemu/Agent.pm register_command('network-get-interfaces'): load_config (the typed absence),
+    assert_agent_available, then ``{ result => mon_cmd($vmid, "guest-network-get-interfaces") }``.
+    The permission (VM.GuestAgent.Audit or VM.GuestAgent.Unrestricted on /vms/{vmid}) is the schema's,
+    checked by the pipeline."""
+    state, vmid = ctx.state, p["vmid"]
+    guest = g.load_guest(state, TYP, p["node"], vmid)
+    assert_agent_available(state, guest, vmid)
+    return {"result": [qga_interface(i, iface) for i, iface in enumerate(g.reported_interfaces(guest, vmid))]}
+
+
+# -- test helper hooks (guests.add_guest, registered below) and template_create ---------------
+
+def make_template(state, guest, disk=None):
+    """template_create: ``template: 1``; the disks (or ``disk``) become base volumes."""
+    conf = guest["config"]
+    conf["template"] = "1"
+    for key in sorted(k for k in conf if DRIVE_KEY.match(k)):
+        drive = parse_drive(key, conf[key])
+        if is_cdrom(drive) or (disk and key != disk) or g.parse_volid(drive.get("file", ""))[0] is None:
+            continue
+        if not g.parse_volname(state, drive["file"])[2]:
+            drive["file"] = g.rename_to_base(state, drive["file"])
+            conf[key] = print_drive(key, drive)
+
+
+def seeded_value(state, vmid, node, key, value):
+    """A config value as PVE would have written it."""
+    if DRIVE_KEY.match(key):
+        drive = parse_drive(key, value)
+        new = NEW_DISK.match(drive.get("file", ""))
+        if new and not is_cdrom(drive):
+            return create_disks(state, vmid, {}, {key: value}, None, node, [])[key]
+        if not is_cdrom(drive) and g.parse_volid(drive.get("file", ""))[0]:
+            g.register_volume(state, drive["file"], vmid, drive.get("size") or 8 * g.GIB, "images")
+        return print_drive(key, drive)
+    if re.match(r"^net\d+$", key):
+        return normalised_net(state, value)
+    if key == "tags":
+        return g.get_unique_tags(state, value)
+    return value
+
+
+g.register_family(TYP, seeded_value, make_template)
