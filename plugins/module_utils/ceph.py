@@ -42,6 +42,20 @@ def find_cluster_wide(client, family, key, host=None):
     return found
 
 
+class ClusterWideFamily(Family):
+    """A pool or a CephFS: the cluster's, declared through any node (its identity: the node PVE is asked through,
+    then the name) and listed alike by every node, so an export reads the list once (``list_key``: the rows' name)."""
+
+    list_key = 'name'
+
+    def find_all(self, client):
+        return find_cluster_wide(client, self, self.list_key)
+
+
+def cluster_wide_identity():
+    return [Text('node', required=True, format='pve-node'), Text('name', required=True, pattern=r'(?:^[^:/\s]+$)')]
+
+
 class DaemonFamily(Family):
     """A monitor, manager or metadata server: found as a row of its node's index, never moved to another node."""
 

@@ -284,28 +284,40 @@ class Flag(Field):
         return '1' if value else '0'
 
 
-class Integer(Field):
-    """A whole number; PVE may answer ``8086`` or ``"8086"``; unset is None."""
+class Numeric(Field):
+    """What Integer and Number share: PVE may answer ``8086`` or ``"8086"``; unset is None; ``parse`` reads the
+    text, ``shown`` gives the canonical form, and the declared value is checked against minimum and maximum."""
 
-    ansible_type = 'int'
     unset = None
+    parse = int
+    not_a = 'is not a whole number'
 
     def canonical(self, value):
         if value is None or value == '':
             return self.unset
         try:
-            number = int(str(value).strip())
+            number = self.parse(str(value).strip())
         except ValueError:
-            self.refuse(value, 'is not a whole number')
+            self.refuse(value, self.not_a)
+        return self.shown(number)
+
+    @staticmethod
+    def shown(number):
         return number
 
     def declared(self, value):
         number = self.canonical(value)
-        if number is not None and self.minimum is not None and number < self.minimum:
+        if number is not None and self.minimum is not None and self.parse(number) < self.minimum:
             self.refuse(value, 'is below the minimum %s' % self.minimum)
-        if number is not None and self.maximum is not None and number > self.maximum:
+        if number is not None and self.maximum is not None and self.parse(number) > self.maximum:
             self.refuse(value, 'is above the maximum %s' % self.maximum)
         return number
+
+
+class Integer(Numeric):
+    """A whole number; PVE may answer ``8086`` or ``"8086"``; unset is None."""
+
+    ansible_type = 'int'
 
     def encode(self, value):
         return str(value)
@@ -491,28 +503,16 @@ PRUNE_BACKUPS = dict([('keep-all', Flag('keep-all'))] + [
     ('keep-last', 'keep-hourly', 'keep-daily', 'keep-weekly', 'keep-monthly', 'keep-yearly')])
 
 
-class Number(Field):
+class Number(Numeric):
     """A decimal PVE keeps as text (``cpulimit: 1.5``): compared by value, so ``1.50`` equals ``1.5``."""
 
     ansible_type = 'float'
-    unset = None
+    parse = float
+    not_a = 'is not a number'
 
-    def canonical(self, value):
-        if value is None or value == '':
-            return self.unset
-        try:
-            number = float(str(value).strip())
-        except ValueError:
-            self.refuse(value, 'is not a number')
+    @staticmethod
+    def shown(number):
         return ('%f' % number).rstrip('0').rstrip('.')
-
-    def declared(self, value):
-        number = self.canonical(value)
-        if number is not None and self.minimum is not None and float(number) < self.minimum:
-            self.refuse(value, 'is below the minimum %s' % self.minimum)
-        if number is not None and self.maximum is not None and float(number) > self.maximum:
-            self.refuse(value, 'is above the maximum %s' % self.maximum)
-        return number
 
 
 class BarePropertyString(PropertyString):

@@ -264,3 +264,26 @@ def why_not(name, text):
     if name == 'pve-calendar-event':
         return '%s: %s' % (fmt.allowed, parse_calendar_event(text))
     return fmt.allowed
+
+
+def format_problem(name, template):
+    """A field rule (text -> why it is refused, or None) for the format ``name``; ``template`` takes the phrase for
+    what is allowed."""
+    def problem(text):
+        allowed = why_not(name, text)
+        return template % allowed if allowed else None
+    return problem
+
+
+def bounded_problem(low, high, pattern, too_long, unmatched):
+    """A field rule for a text of ``low`` to ``high`` characters matching ``pattern``: ``too_long`` takes the length,
+    ``unmatched`` is said otherwise (PBS's string schemas: min_length, max_length, format)."""
+    compiled = re.compile(pattern)
+
+    def problem(text):
+        if not low <= len(text) <= high:
+            return too_long % len(text)
+        if compiled.fullmatch(text) is None:
+            return unmatched
+        return None
+    return problem

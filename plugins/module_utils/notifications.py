@@ -19,6 +19,7 @@ import re
 from ansible_collections.homeflare.proxmox.plugins.module_utils.api import item_path
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError, Refused
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import ArrayParameter, Flag, Integer, Text
+from ansible_collections.homeflare.proxmox.plugins.module_utils.formats import SAFE_ID
 from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import (
     Absence, Exporting, Family, ItemStore, Lifecycle, Listing, Where)
 from ansible_collections.homeflare.proxmox.plugins.module_utils.type_rules import TypeRules
@@ -211,15 +212,26 @@ def ruled(rules):
     return field
 
 
-def endpoint_family(module, name, scheme, root, name_field, missing, rules):
-    """The endpoint family of one server: its notification ``root`` (/cluster/notifications), the ``name_field``
-    its schema gives, ``missing`` the message of its 404 for a missing endpoint, ``rules`` its schema's own rules."""
+# Each server's notification root and its schema's rule for an endpoint's or a matcher's name (PVE's pve-configid;
+# PBS's: 2 to 32 characters, SAFE_ID).
+ROOTS = {'pve': '/cluster/notifications', 'pbs': '/config/notifications'}
+NAME_RULES = {'pve': dict(format='pve-configid'), 'pbs': dict(min_length=2, max_length=32, pattern=SAFE_ID)}
+
+
+def name_field(scheme):
+    return Text('name', required=True, **NAME_RULES[scheme])
+
+
+def endpoint_family(module, name, scheme, missing, rules):
+    """The endpoint family of one server (``scheme``): ``missing`` the message of its 404 for a missing endpoint,
+    ``rules`` its schema's own rules per field."""
     field = ruled(rules)
+    root = ROOTS[scheme]
     return EndpointFamily(
         module, name,
         identity=[
             Text('type', required=True, choices=sorted(TYPES), schema_key=None),
-            name_field,
+            name_field(scheme),
         ],
         fields=[
             field(Text, 'comment', clear='delete'),
@@ -256,13 +268,14 @@ def endpoint_family(module, name, scheme, root, name_field, missing, rules):
     )
 
 
-def matcher_family(module, name, scheme, root, name_field, missing, rules, known_targets=False):
+def matcher_family(module, name, scheme, missing, rules, known_targets=False):
     """The matcher family of one server (as ``endpoint_family``); ``known_targets``: a write's targets must be
     endpoints on the server, checked before it (PBS refuses others)."""
     field = ruled(rules)
+    root = ROOTS[scheme]
     return NotificationFamily(
         module, name,
-        identity=[name_field],
+        identity=[name_field(scheme)],
         fields=[
             # Each list is combined by mode (all: every entry matches, any: one does), so its order means nothing.
             field(ArrayParameter, 'match-field', each=field_statement, valid=bad_statement),

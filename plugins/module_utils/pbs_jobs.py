@@ -11,6 +11,8 @@ __metaclass__ = type
 
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import CalendarEvent, Integer, Text
+from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import (
+    Absence, ConfirmedAbsenceStore, Family, Where)
 
 # PBS's schema patterns (proxmox-schema, pbs-api-types), with the POSIX classes spelled out for Python.
 SAFE_ID = r'^(?:[A-Za-z0-9_][A-Za-z0-9._\-]*)$'
@@ -97,8 +99,40 @@ def require_on_create(declaration, kind, *options):
             raise DeclarationError('option %s is required to create a %s' % (option, kind))
 
 
+class SectionFamily(Family):
+    """A remote or a job: a declaration that is present must not empty the options in ``never_empty`` (PBS requires
+    them), its create needs ``create_needs`` (a section is created whole), and ``check_present`` adds the family's
+    own rules; all before any request. ``noun`` names the section in messages."""
+
+    noun = None
+    never_empty = ()
+    create_needs = ()
+
+    def check_declaration(self, declaration):
+        if declaration.state != 'present':
+            return
+        for option in self.never_empty:
+            if declaration.values.get(option) == '':
+                raise DeclarationError('option %s must not be empty' % option)
+        self.check_present(declaration.values)
+
+    def check_present(self, declared):
+        """The family's own rules for a present declaration (``declared``: its values)."""
+
+    def check_create(self, declaration):
+        require_on_create(declaration, self.noun, *self.create_needs)
+
+
 class SecretText(Text):
     """A write-only text (a remote's password): a refusal names the option and the rule, never the value."""
 
     def refuse(self, value, why):
         raise DeclarationError('option %s: the value %s' % (self.option, why))
+
+
+def section(collection, key, noun, list_params=None):
+    """Where a PBS section-config object lives (a user, a datastore, a remote, a job): ``collection`` and its item
+    ``{key}`` below it. A missing one is PBS's generic lookup error, 400 "no such <noun> '<id>'", which the
+    section's list (read with ``list_params``) confirms."""
+    return Where(collection=collection, item='%s/{%s}' % (collection, key),
+                 absence=Absence((400,), r"no such %s '" % noun), store=ConfirmedAbsenceStore(key, list_params=list_params))

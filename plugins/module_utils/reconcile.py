@@ -201,7 +201,20 @@ class IndexStore(ItemStore):
         return ABSENT
 
 
-class Where:
+class Concern:
+    """One concern of a family's table: its settings as keyword arguments, each defaulting as ``DEFAULTS`` says."""
+
+    DEFAULTS = {}
+
+    def __init__(self, **settings):
+        unknown = sorted(set(settings) - set(self.DEFAULTS))
+        if unknown:
+            raise TypeError('%s takes no %s' % (type(self).__name__, ', '.join(unknown)))
+        for name, default in self.DEFAULTS.items():
+            setattr(self, name, settings.get(name, default))
+
+
+class Where(Concern):
     """Where a family's objects live and how they are reached (ARCHITECTURE.md section 4, *where*).
 
     ``item`` and ``collection`` are path templates; ``create_on`` says whether a create POSTs to the collection
@@ -211,20 +224,11 @@ class Where:
     ``schema`` the call whose parameters the fields' copied rules come from (checked against the official schema).
     """
 
-    def __init__(self, item=None, collection=None, create_on='collection', store=None, listing=None, absence=None,
-                 read_role='read', write_role='provision', schema=None):
-        self.item = item
-        self.collection = collection
-        self.create_on = create_on
-        self.store = store
-        self.listing = listing
-        self.absence = absence
-        self.read_role = read_role
-        self.write_role = write_role
-        self.schema = schema
+    DEFAULTS = dict(item=None, collection=None, create_on='collection', store=None, listing=None, absence=None,
+                    read_role='read', write_role='provision', schema=None)
 
 
-class Lifecycle:
+class Lifecycle(Concern):
     """How a family's objects live (ARCHITECTURE.md section 4, *how it lives*).
 
     * ``singleton``: the object always exists (datacenter options, a scope's firewall options): no state option,
@@ -237,17 +241,11 @@ class Lifecycle:
       pool's, with a task that ends before Ceph applied them); None: one read back (a settle_timeout option).
     """
 
-    def __init__(self, singleton=False, retain=False, send_digest=False, list_delete=False, task_timeout=None,
-                 settle=None):
-        self.singleton = singleton
-        self.retain = retain
-        self.send_digest = send_digest
-        self.list_delete = list_delete
-        self.task_timeout = task_timeout
-        self.settle = settle
+    DEFAULTS = dict(singleton=False, retain=False, send_digest=False, list_delete=False, task_timeout=None,
+                    settle=None)
 
 
-class Exporting:
+class Exporting(Concern):
     """How a family's objects are exported (ARCHITECTURE.md section 4, *how it is exported*).
 
     * ``placeholders``: the secrets an export puts a placeholder for, {wire name: the types that take it, or
@@ -257,9 +255,11 @@ class Exporting:
       an export reports the family as skipped, naming it, instead of failing. Any other failure still fails.
     """
 
-    def __init__(self, placeholders=None, unavailable=None):
-        self.placeholders = placeholders
-        self.unavailable = re.compile(unavailable) if unavailable else None
+    DEFAULTS = dict(placeholders=None, unavailable=None)
+
+    def __init__(self, **settings):
+        super(Exporting, self).__init__(**settings)
+        self.unavailable = re.compile(self.unavailable) if self.unavailable else None
 
 
 class Family:

@@ -10,6 +10,7 @@ __metaclass__ = type
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError, Unreadable
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Flag, Text, acl_path
 from ansible_collections.homeflare.proxmox.plugins.module_utils.formats import why_not
+from ansible_collections.homeflare.proxmox.plugins.module_utils.grants import GrantStore
 from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import ABSENT, Family, Listing, Where
 
 
@@ -18,13 +19,7 @@ from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import
 MODIFY_ALTERNATIVES = (('/storage/', 'Datastore.Allocate'), ('/vms/', 'VM.Allocate'), ('/pool/', 'Pool.Allocate'))
 
 
-class AclStore:
-    """Grants have no URL of their own: one list to read, one PUT to bind and (with delete=1) unbind."""
-
-    def read(self, client, family, ident):
-        row = family.listing.read(client, family).get(family.key(ident))
-        return row if row is not None else self.read_unlisted(client, family, ident)
-
+class AclStore(GrantStore):
     def read_unlisted(self, client, family, ident):
         """A missing row proves absence only if this credential would have been shown it."""
         path = ident['path']
@@ -38,15 +33,6 @@ class AclStore:
 
     def subject(self, ident):
         return {'path': ident['path'], 'roles': ident['roleid'], ident['type'] + 's': ident['ugid']}
-
-    def create(self, client, family, ident, form):
-        return client.put('/access/acl', dict(form, **self.subject(ident)), role=family.write_role)
-
-    def update(self, client, family, ident, form, live):
-        return self.create(client, family, ident, form)
-
-    def delete(self, client, family, ident):
-        return client.put('/access/acl', dict(self.subject(ident), delete='1'), role=family.write_role)
 
 
 # What each subject type's ugid must look like (PVE's pve-userid, pve-groupid and pve-tokenid formats).

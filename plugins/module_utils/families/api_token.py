@@ -7,7 +7,6 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError, Refused
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Flag, Integer, Text, perl_true_text
 from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import (
     ABSENT, Absence, ItemStore, Lifecycle, Where, absent)
@@ -25,25 +24,10 @@ class TokenStore(ItemStore):
 
 
 class ApiTokenFamily(TokenFamily):
-    def check_declaration(self, declaration):
-        """expire and privsep are always declared: left to PVE's defaults they would change a live token on
-        adoption."""
-        if declaration.state == 'present':
-            for option, meaning in (('expire', '0 means it never expires'),
-                                    ('privsep', 'true restricts the token to its own ACLs')):
-                if declaration.values.get(option) is None:
-                    raise DeclarationError('option %s is required with state=present (%s)' % (option, meaning))
-
-    def check_create(self, declaration):
-        if not declaration.controls.get('create_missing'):
-            ident = declaration.ident
-            raise Refused(
-                "API token '%s!%s' does not exist, and its secret exists only in the answer that creates it, so it is "
-                "not created here unless asked: create it where the secret can be kept (`pveum user token add %s %s "
-                "--privsep %d` or the OpenBao/Vault PVE secrets mount) and declare it afterwards, or set "
-                "create_missing=true and register this task's result, which carries the secret once. Nothing was "
-                "written." % (ident['userid'], ident['tokenid'], ident['userid'], ident['tokenid'],
-                              1 if declaration.values['privsep'] else 0))
+    def mint_command(self, declaration):
+        ident = declaration.ident
+        return 'pveum user token add %s %s --privsep %d' % (ident['userid'], ident['tokenid'],
+                                                            1 if declaration.values['privsep'] else 0)
 
     def created(self, declaration, answer):
         return {'full_tokenid': answer.get('full-tokenid'), SECRET_KEY: answer.get('value')}

@@ -9,14 +9,14 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.homeflare.proxmox.plugins.module_utils.ceph import CEPH_NOT_INSTALLED, find_cluster_wide
+from ansible_collections.homeflare.proxmox.plugins.module_utils.ceph import (
+    CEPH_NOT_INSTALLED, ClusterWideFamily, cluster_wide_identity)
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError
-from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Integer, Text
-from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import (
-    Exporting, Family, IndexStore, Lifecycle, Where)
+from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Integer
+from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Exporting, IndexStore, Lifecycle, Where
 
 
-class CephFsFamily(Family):
+class CephFsFamily(ClusterWideFamily):
     def check_declaration(self, declaration):
         if declaration.state == 'absent':
             # PVE 9's API has no DELETE for a CephFS; only the CLI removes one.
@@ -28,15 +28,10 @@ class CephFsFamily(Family):
     def report(self, raw):
         return dict(metadata_pool=raw.get('metadata_pool'), data_pool=raw.get('data_pool'))
 
-    def find_all(self, client):
-        # pools and CephFS are the cluster's, listed alike by every node: read once
-        return find_cluster_wide(client, self, 'name')
-
 
 FAMILY = CephFsFamily(
     'ceph_fs', 'cephfs',
-    identity=[Text('node', required=True, format='pve-node'),
-              Text('name', required=True, pattern=r'(?:^[^:/\s]+$)')],
+    identity=cluster_wide_identity(),
     fields=[
         # Placement groups of the new data pool (the metadata pool gets a quarter); the pools then belong to
         # the autoscaler, so this is sent on create only.

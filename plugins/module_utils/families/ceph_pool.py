@@ -9,11 +9,12 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.homeflare.proxmox.plugins.module_utils.ceph import CEPH_NOT_INSTALLED, find_cluster_wide
+from ansible_collections.homeflare.proxmox.plugins.module_utils.ceph import (
+    CEPH_NOT_INSTALLED, ClusterWideFamily, cluster_wide_identity)
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError, Refused
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import ByteSize, Integer, Text
 from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import (
-    Absence, ConfirmedAbsenceStore, Exporting, Family, Lifecycle, Where)
+    Absence, ConfirmedAbsenceStore, Exporting, Lifecycle, Where)
 
 # Pools Ceph or another family owns: adopting one would let a pool declaration resize or remove them.
 OWNED_BY = {'mgr': 'the Ceph manager (.mgr)', 'cephfs': 'a CephFS (declare it with homeflare.proxmox.ceph_fs)'}
@@ -21,7 +22,9 @@ OWNED_BY = {'mgr': 'the Ceph manager (.mgr)', 'cephfs': 'a CephFS (declare it wi
 GUARDS = (('nosizechange', ('size', 'min_size')), ('nopgchange', ('pg_num_min',)))
 
 
-class CephPoolFamily(Family):
+class CephPoolFamily(ClusterWideFamily):
+    list_key = 'pool_name'
+
     def check_declaration(self, declaration):
         if declaration.ident['name'] == '.mgr':
             raise DeclarationError("option name: '.mgr' is the Ceph manager's own pool; it is never declared here")
@@ -44,15 +47,10 @@ class CephPoolFamily(Family):
                               "(ceph osd pool set %s %s false). Nothing was written."
                               % (name, flag, ', '.join(blocked), name, flag))
 
-    def find_all(self, client):
-        # pools and CephFS are the cluster's, listed alike by every node: read once
-        return find_cluster_wide(client, self, 'pool_name')
-
 
 FAMILY = CephPoolFamily(
     'ceph_pool', 'ceph pool',
-    identity=[Text('node', required=True, format='pve-node'),
-              Text('name', required=True, pattern=r'(?:^[^:/\s]+$)')],
+    identity=cluster_wide_identity(),
     fields=[
         # Undeclared means unmanaged: a pool's replication is changed on purpose only (a change moves data).
         Integer('size', minimum=1, maximum=7),

@@ -14,8 +14,7 @@ __metaclass__ = type
 
 import re
 
-from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Text
-from ansible_collections.homeflare.proxmox.plugins.module_utils.formats import EMAIL, USER, why_not
+from ansible_collections.homeflare.proxmox.plugins.module_utils.formats import EMAIL, USER, format_problem
 from ansible_collections.homeflare.proxmox.plugins.module_utils.notifications import endpoint_family
 
 
@@ -26,15 +25,7 @@ def email_or_username(text):
     return None
 
 
-def userid(text):
-    allowed = why_not('pve-userid', text)
-    return 'is not a valid pve-userid (%s)' % allowed if allowed else None
-
-
-FAMILY = endpoint_family(
-    'notification_endpoint', 'notification endpoint', 'pve', '/cluster/notifications',
-    Text('name', required=True, format='pve-configid'),
-    # proxmox-notify answers a missing endpoint with 404 "endpoint 'x' not found".
-    r'not found',
-    {'mailto': dict(valid=email_or_username), 'mailto-user': dict(valid=userid)},
-)
+# proxmox-notify answers a missing endpoint with 404 "endpoint 'x' not found".
+FAMILY = endpoint_family('notification_endpoint', 'notification endpoint', 'pve', r'not found', {
+    'mailto': dict(valid=email_or_username),
+    'mailto-user': dict(valid=format_problem('pve-userid', 'is not a valid pve-userid (%s)'))})

@@ -8,20 +8,9 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Text
-from ansible_collections.homeflare.proxmox.plugins.module_utils.formats import why_not
+from ansible_collections.homeflare.proxmox.plugins.module_utils.formats import format_problem
 from ansible_collections.homeflare.proxmox.plugins.module_utils.notifications import matcher_family
 
-
-def bad_target(text):
-    allowed = why_not('pve-configid', text)
-    return 'is not an endpoint name (%s)' % allowed if allowed else None
-
-
-FAMILY = matcher_family(
-    'notification_matcher', 'notification matcher', 'pve', '/cluster/notifications',
-    Text('name', required=True, format='pve-configid'),
-    # proxmox-notify answers a missing matcher with 404 "matcher 'x' not found".
-    r'not found',
-    {'target': dict(valid=bad_target)},
-)
+# proxmox-notify answers a missing matcher with 404 "matcher 'x' not found".
+FAMILY = matcher_family('notification_matcher', 'notification matcher', 'pve', r'not found',
+                        {'target': dict(valid=format_problem('pve-configid', 'is not an endpoint name (%s)'))})

@@ -11,6 +11,7 @@ __metaclass__ = type
 
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError, Unreadable
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Flag, Text, acl_path
+from ansible_collections.homeflare.proxmox.plugins.module_utils.grants import GrantStore
 from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import ABSENT, Family, Lifecycle, Where
 
 # PBS's schema patterns (pbs-api-types), with the POSIX classes spelled out for Python.
@@ -45,13 +46,7 @@ class AclListing:
         return rows
 
 
-class AclStore:
-    """Entries have no URL of their own: one list to read, one PUT to bind and (with delete=1) unbind."""
-
-    def read(self, client, family, ident):
-        row = family.listing.read(client, family).get(family.key(ident))
-        return row if row is not None else self.read_unlisted(client, family, ident)
-
+class AclStore(GrantStore):
     def read_unlisted(self, client, family, ident):
         """A missing row proves absence only if this credential is shown every entry: PBS shows them all to a
         holder of Sys.Audit on /access/acl, and otherwise only the entries of the caller's own tokens (none to a
@@ -65,19 +60,8 @@ class AclStore:
                              % (family.describe(ident), path))
         return ABSENT
 
-    @staticmethod
-    def subject(ident):
+    def subject(self, ident):
         return {'path': ident['path'], 'auth-id': ident['auth_id'], 'role': ident['role']}
-
-    def create(self, client, family, ident, form):
-        return client.put('/access/acl', dict(form, **self.subject(ident)), role=family.write_role)
-
-    def update(self, client, family, ident, form, live):
-        # PBS keeps one propagate flag per (path, auth id, role): a PUT of the same role replaces it.
-        return self.create(client, family, ident, form)
-
-    def delete(self, client, family, ident):
-        return client.put('/access/acl', dict(self.subject(ident), delete='1'), role=family.write_role)
 
 
 class PbsAclFamily(Family):

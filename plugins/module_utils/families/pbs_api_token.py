@@ -11,7 +11,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError, Refused
+from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import Refused
 from ansible_collections.homeflare.proxmox.plugins.module_utils.families.pbs_user import FAMILY as USER, USERID, strip
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Flag, Integer, Text
 from ansible_collections.homeflare.proxmox.plugins.module_utils.formats import SAFE_ID, SINGLE_LINE
@@ -35,20 +35,9 @@ class TokenStore(ConfirmedAbsenceStore):
 
 
 class PbsTokenFamily(TokenFamily):
-    def check_declaration(self, declaration):
-        """expire is always declared: a token's lifetime is decided, never left to whatever the live token has."""
-        if declaration.state == 'present' and declaration.values.get('expire') is None:
-            raise DeclarationError('option expire is required with state=present (0 means it never expires)')
-
-    def check_create(self, declaration):
-        if not declaration.controls.get('create_missing'):
-            ident = declaration.ident
-            raise Refused(
-                "pbs API token '%s!%s' does not exist, and its secret exists only in the answer that creates it, so "
-                "it is not created here unless asked: create it where the secret can be kept (`proxmox-backup-manager "
-                "user generate-token %s %s` or the OpenBao/Vault PBS secrets mount) and declare it afterwards, or set "
-                "create_missing=true and register this task's result, which carries the secret once. Nothing was "
-                "written." % (ident['userid'], ident['token_name'], ident['userid'], ident['token_name']))
+    def mint_command(self, declaration):
+        ident = declaration.ident
+        return 'proxmox-backup-manager user generate-token %s %s' % (ident['userid'], ident['token_name'])
 
     def created(self, declaration, answer):
         return {'full_tokenid': (answer or {}).get('tokenid'), SECRET_KEY: (answer or {}).get('value')}

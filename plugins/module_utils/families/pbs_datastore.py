@@ -13,8 +13,8 @@ from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import De
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import (
     CalendarEvent, Flag, Integer, PropertyString, Text)
 from ansible_collections.homeflare.proxmox.plugins.module_utils.formats import SAFE_ID, SINGLE_LINE
-from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import (
-    Absence, ConfirmedAbsenceStore, Family, Lifecycle, Where)
+from ansible_collections.homeflare.proxmox.plugins.module_utils.pbs_jobs import section
+from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Family, Lifecycle
 
 # PBS's schema patterns (proxmox-schema), with the POSIX classes spelled out for Python.
 USERID = r'^(?:[^\s:/\x00-\x1f\x7f]+)@(?:[A-Za-z0-9_][A-Za-z0-9._\-]*)$'
@@ -60,9 +60,7 @@ FAMILY = DatastoreFamily(
         # Removal drops the section and keeps the chunks; only this wipes them too.
         Flag('destroy-data', delete_param=True, schema_key=None),
     ],
-    where=Where(collection='/config/datastore', item='/config/datastore/{name}',
-                # A missing section is PBS's generic lookup error; the datastore list confirms it.
-                absence=Absence((400,), r"no such datastore '"), store=ConfirmedAbsenceStore('name')),
+    where=section('/config/datastore', 'name', 'datastore'),
     scheme='pbs',
     lifecycle=Lifecycle(send_digest=True, retain=True, task_timeout=120, settle=120),
 )

@@ -14,35 +14,16 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import re
-
-from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Text
-from ansible_collections.homeflare.proxmox.plugins.module_utils.formats import SAFE_ID, SINGLE_LINE
+from ansible_collections.homeflare.proxmox.plugins.module_utils.formats import SINGLE_LINE, bounded_problem
 from ansible_collections.homeflare.proxmox.plugins.module_utils.notifications import endpoint_family
 
-SINGLE_LINE_TEXT = re.compile(SINGLE_LINE)
+# PBS's rule for one mailto / mailto-user item (its schema: 2 to 64 characters on one line).
+RECIPIENT = bounded_problem(2, 64, SINGLE_LINE, 'is %d characters long; PBS takes 2 to 64', 'holds a control character')
 
-
-def recipient(text):
-    """PBS's rule for one mailto / mailto-user item (its schema: 2 to 64 characters on one line)."""
-    if not 2 <= len(text) <= 64:
-        return 'is %d characters long; PBS takes 2 to 64' % len(text)
-    if SINGLE_LINE_TEXT.fullmatch(text) is None:
-        return 'holds a control character'
-    return None
-
-
-FAMILY = endpoint_family(
-    'pbs_notification_endpoint', 'pbs notification endpoint', 'pbs', '/config/notifications',
-    Text('name', required=True, min_length=2, max_length=32, pattern=SAFE_ID),
-    # proxmox-notify's HttpError keeps its status: 404 "endpoint 'x' not found" (a wrong type reads so too).
-    r"endpoint '[^']*' not found",
-    {
-        'comment': dict(max_length=128, pattern=SINGLE_LINE),
-        'mailto': dict(valid=recipient),
-        'mailto-user': dict(valid=recipient),
-        'port': dict(minimum=0, maximum=65535),
-        # PBS's http(s) URL pattern, shortened.
-        'url': dict(pattern=r'^https?://[^\s/?#]+(?:[/?#]\S*)?$'),
-    },
-)
+# proxmox-notify's HttpError keeps its status: 404 "endpoint 'x' not found" (a wrong type reads so too).
+FAMILY = endpoint_family('pbs_notification_endpoint', 'pbs notification endpoint', 'pbs', r"endpoint '[^']*' not found",
+                         dict(comment=dict(max_length=128, pattern=SINGLE_LINE), mailto=dict(valid=RECIPIENT),
+                              port=dict(minimum=0, maximum=65535),
+                              # PBS's http(s) URL pattern, shortened.
+                              url=dict(pattern=r'^https?://[^\s/?#]+(?:[/?#]\S*)?$'),
+                              **{'mailto-user': dict(valid=RECIPIENT)}))

@@ -12,33 +12,15 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import re
-
-from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Text
-from ansible_collections.homeflare.proxmox.plugins.module_utils.formats import SAFE_ID, SINGLE_LINE
+from ansible_collections.homeflare.proxmox.plugins.module_utils.formats import SAFE_ID, SINGLE_LINE, bounded_problem
 from ansible_collections.homeflare.proxmox.plugins.module_utils.notifications import matcher_family
 
-TARGET_NAME = re.compile(SAFE_ID)
+# PBS's name schema for targets and matchers: 2 to 32 characters, SAFE_ID. Each target must also be an endpoint
+# on the server: PBS refuses others (404 "endpoint 'x' does not exist"), so they are checked before a write.
+TARGET = bounded_problem(2, 32, SAFE_ID, 'is %d characters long; an endpoint name has 2 to 32',
+                         'is not an endpoint name (letters, digits, _, . and -, not - or . first)')
 
-
-def bad_target(text):
-    """PBS's name schema for targets and matchers: 2 to 32 characters, SAFE_ID."""
-    if not 2 <= len(text) <= 32:
-        return 'is %d characters long; an endpoint name has 2 to 32' % len(text)
-    if TARGET_NAME.fullmatch(text) is None:
-        return 'is not an endpoint name (letters, digits, _, . and -, not - or . first)'
-    return None
-
-
-FAMILY = matcher_family(
-    'pbs_notification_matcher', 'pbs notification matcher', 'pbs', '/config/notifications',
-    Text('name', required=True, min_length=2, max_length=32, pattern=SAFE_ID),
-    # proxmox-notify answers a missing matcher with 404 "matcher 'x' not found".
-    r"matcher '[^']*' not found",
-    {
-        # Each target must be an endpoint on the server: PBS refuses others (404 "endpoint 'x' does not exist").
-        'target': dict(valid=bad_target),
-        'comment': dict(max_length=128, pattern=SINGLE_LINE),
-    },
-    known_targets=True,
-)
+# proxmox-notify answers a missing matcher with 404 "matcher 'x' not found".
+FAMILY = matcher_family('pbs_notification_matcher', 'pbs notification matcher', 'pbs', r"matcher '[^']*' not found",
+                        {'target': dict(valid=TARGET), 'comment': dict(max_length=128, pattern=SINGLE_LINE)},
+                        known_targets=True)

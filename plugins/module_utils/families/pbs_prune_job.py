@@ -16,9 +16,8 @@ __metaclass__ = type
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError, Refused
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import MISSING, Flag, Integer
 from ansible_collections.homeflare.proxmox.plugins.module_utils.pbs_jobs import (
-    check_depth, comment, datastore, job_id, max_depth, namespace, require_on_create, schedule)
-from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import (
-    Absence, ConfirmedAbsenceStore, Family, Lifecycle, Where)
+    SectionFamily, check_depth, comment, datastore, job_id, max_depth, namespace, schedule, section)
+from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Lifecycle
 
 KEEPS = ('keep-last', 'keep-hourly', 'keep-daily', 'keep-weekly', 'keep-monthly', 'keep-yearly')
 KEEP_FIELDS = [Integer(wire, clear='delete', minimum=1) for wire in KEEPS]
@@ -52,24 +51,20 @@ def describe_narrowing(declaration, found):
             % (declaration.ident['id'], '; '.join(found)))
 
 
-class PruneJobFamily(Family):
-    def check_declaration(self, declaration):
-        declared = declaration.values
-        if declaration.state != 'present':
-            return
+class PruneJobFamily(SectionFamily):
+    noun = 'prune job'
+    never_empty = ('store',)
+    create_needs = ('store', 'schedule')
+
+    def check_present(self, declared):
         if declared.get('schedule') == '':
             raise DeclarationError('option schedule: a prune job cannot drop its schedule (PBS requires one); leave '
                                    'it undeclared to leave it unmanaged')
-        if declared.get('store') == '':
-            raise DeclarationError('option store must not be empty')
         check_depth(declared)
         if any(field.option in declared for field in KEEP_FIELDS):
             # One retention policy: the keep lines left out of a declared one are removed.
             for field in KEEP_FIELDS:
                 declared.setdefault(field.option, None)
-
-    def check_create(self, declaration):
-        require_on_create(declaration, 'prune job', 'store', 'schedule')
 
     def advise(self, declaration, raw):
         found = narrowing(declaration, raw)
@@ -102,9 +97,7 @@ FAMILY = PruneJobFamily(
         Flag('disable', clear='delete'),
         comment(),
     ],
-    where=Where(collection='/config/prune', item='/config/prune/{id}',
-                # A missing section is PBS's generic lookup error; the job list confirms it.
-                absence=Absence((400,), r"no such prune '"), store=ConfirmedAbsenceStore('id')),
+    where=section('/config/prune', 'id', 'prune'),
     scheme='pbs',
     lifecycle=Lifecycle(send_digest=True),
     controls={'confirm_narrowing': dict(type='bool', default=False)},

@@ -9,27 +9,20 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.homeflare.proxmox.plugins.module_utils.api import check_port
-from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Flag, Integer, Text
 from ansible_collections.homeflare.proxmox.plugins.module_utils.pbs_jobs import (
-    AUTH_ID, FINGERPRINT, HOST, SAFE_ID, SINGLE_LINE, SecretText, comment, require_on_create)
-from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import (
-    Absence, ConfirmedAbsenceStore, Family, Lifecycle, Where)
+    AUTH_ID, FINGERPRINT, HOST, SAFE_ID, SINGLE_LINE, SecretText, SectionFamily, comment, section)
+from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Lifecycle
 
 
-class RemoteFamily(Family):
-    def check_declaration(self, declaration):
-        declared = declaration.values
-        if declaration.state != 'present':
-            return
+class RemoteFamily(SectionFamily):
+    noun = 'remote'
+    never_empty = ('host', 'auth_id')
+    create_needs = ('host', 'auth_id', 'password')
+
+    def check_present(self, declared):
         if declared.get('port') is not None:
             check_port('port', declared['port'])
-        for option in ('host', 'auth_id'):
-            if declared.get(option) == '':
-                raise DeclarationError('option %s must not be empty' % option)
-
-    def check_create(self, declaration):
-        require_on_create(declaration, 'remote', 'host', 'auth_id', 'password')
 
 
 FAMILY = RemoteFamily(
@@ -45,8 +38,7 @@ FAMILY = RemoteFamily(
         Flag('use-node-proxy', clear='delete'),
         comment(),
     ],
-    where=Where(collection='/config/remote', item='/config/remote/{name}',
-                absence=Absence((400,), r"no such remote '"), store=ConfirmedAbsenceStore('name')),
+    where=section('/config/remote', 'name', 'remote'),
     scheme='pbs',
     lifecycle=Lifecycle(send_digest=True),
 )

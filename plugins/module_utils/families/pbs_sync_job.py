@@ -13,10 +13,8 @@ __metaclass__ = type
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import ArrayParameter, Flag, Integer, clearable
 from ansible_collections.homeflare.proxmox.plugins.module_utils.pbs_jobs import (
-    AUTH_ID, SAFE_ID, check_depth, comment, datastore, job_id, max_depth, namespace, require_on_create,
-    schedule)
-from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import (
-    Absence, ConfirmedAbsenceStore, Family, Lifecycle, Where)
+    AUTH_ID, SAFE_ID, SectionFamily, check_depth, comment, datastore, job_id, max_depth, namespace, schedule, section)
+from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Lifecycle
 
 GROUP_TYPES = ('vm', 'ct', 'host')
 
@@ -37,18 +35,15 @@ def group_filter(text):
     return None
 
 
-class SyncJobFamily(Family):
-    def check_declaration(self, declaration):
-        declared = declaration.values
-        if declaration.state != 'present':
-            return
-        for option in ('store', 'remote_store'):
-            if declared.get(option) == '':
-                raise DeclarationError('option %s must not be empty' % option)
+class SyncJobFamily(SectionFamily):
+    noun = 'sync job'
+    never_empty = create_needs = ('store', 'remote_store')
+
+    def check_present(self, declared):
         check_depth(declared, ('ns', 'remote_ns'))
 
     def check_create(self, declaration):
-        require_on_create(declaration, 'sync job', 'store', 'remote_store')
+        super(SyncJobFamily, self).check_create(declaration)
         values = declaration.values
         if not values.get('remote') and values.get('store') == values.get('remote_store'):
             raise DeclarationError('option remote_store: a local sync job (no remote) cannot sync datastore %r into '
@@ -92,8 +87,8 @@ FAMILY = SyncJobFamily(
         clearable('worker-threads', Integer, minimum=1, maximum=32),
         comment(),
     ],
-    where=Where(collection='/config/sync', item='/config/sync/{id}', absence=Absence((400,), r"no such sync '"),
-                store=ConfirmedAbsenceStore('id', list_params={'sync-direction': 'all'})),
+    # every direction's jobs are listed (pull and push)
+    where=section('/config/sync', 'id', 'sync', list_params={'sync-direction': 'all'}),
     scheme='pbs',
     lifecycle=Lifecycle(send_digest=True),
 )

@@ -11,8 +11,8 @@ __metaclass__ = type
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Flag, Integer, Text
 from ansible_collections.homeflare.proxmox.plugins.module_utils.formats import SINGLE_LINE
-from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import (
-    Absence, ConfirmedAbsenceStore, Exporting, Family, Lifecycle, Where)
+from ansible_collections.homeflare.proxmox.plugins.module_utils.pbs_jobs import section
+from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Exporting, Family, Lifecycle
 
 # PBS's schema pattern (pbs-api-types), with the POSIX classes spelled out for Python.
 USERID = r'^(?:[^\s:/\x00-\x1f\x7f]+)@(?:[A-Za-z0-9_][A-Za-z0-9._\-]*)$'
@@ -54,10 +54,8 @@ FAMILY = PbsUserFamily(
         # Taken by the create only (PUT ignores it; PUT /access/password changes it): never read or compared.
         Text('password', secret=True, min_length=8, max_length=64, pattern=SINGLE_LINE),
     ],
-    where=Where(collection='/access/users', item='/access/users/{userid}',
-                # A missing user is 400 "no such user 'x@pbs'"; the user list (all of it with Sys.Audit) confirms it.
-                absence=Absence((400,), r"no such user '"),
-                store=ConfirmedAbsenceStore('userid')),
+    # the user list (all of it with Sys.Audit) confirms a missing user
+    where=section('/access/users', 'userid', 'user'),
     scheme='pbs',
     lifecycle=Lifecycle(send_digest=True),
     # a password is optional (a user may log in with tokens only): no placeholder

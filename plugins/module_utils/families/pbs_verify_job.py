@@ -8,25 +8,18 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Flag, Integer
 from ansible_collections.homeflare.proxmox.plugins.module_utils.pbs_jobs import (
-    check_depth, comment, datastore, job_id, max_depth, namespace, require_on_create, schedule)
-from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import (
-    Absence, ConfirmedAbsenceStore, Family, Lifecycle, Where)
+    SectionFamily, check_depth, comment, datastore, job_id, max_depth, namespace, schedule, section)
+from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Lifecycle
 
 
-class VerifyJobFamily(Family):
-    def check_declaration(self, declaration):
-        declared = declaration.values
-        if declaration.state != 'present':
-            return
-        if declared.get('store') == '':
-            raise DeclarationError('option store must not be empty')
+class VerifyJobFamily(SectionFamily):
+    noun = 'verify job'
+    never_empty = create_needs = ('store',)
+
+    def check_present(self, declared):
         check_depth(declared)
-
-    def check_create(self, declaration):
-        require_on_create(declaration, 'verify job', 'store')
 
 
 FAMILY = VerifyJobFamily(
@@ -44,8 +37,7 @@ FAMILY = VerifyJobFamily(
         Integer('verify-threads', clear='delete', minimum=1, maximum=32),
         comment(),
     ],
-    where=Where(collection='/config/verify', item='/config/verify/{id}',
-                absence=Absence((400,), r"no such verification '"), store=ConfirmedAbsenceStore('id')),
+    where=section('/config/verify', 'id', 'verification'),
     scheme='pbs',
     lifecycle=Lifecycle(send_digest=True),
 )

@@ -89,29 +89,21 @@ class StorageFamily(Family):
         return ident['storage'] == 'local'
 
 
-def located(wire, **kwargs):
-    """Where the storage is (path, server, pool, ...): set on create, a change is refused (PVE's fixed options)."""
-    return Text(wire, create_only=True, **kwargs)
-
+# Where the storage is (path, server, pool, ...), with the format PVE's schema gives each: set on create, a change
+# is refused (PVE's fixed options).
+LOCATION = [('path', 'pve-storage-path'), ('server', 'pve-storage-server'), ('export', 'pve-storage-path'),
+            ('share', None), ('datastore', None), ('pool', None), ('vgname', 'pve-storage-vgname'),
+            ('thinpool', 'pve-storage-vgname'), ('portal', 'pve-storage-portal-dns'), ('target', None),
+            ('iscsiprovider', None), ('blocksize', None), ('base', 'pve-volume-id')]
+# The storage.cfg flags, undeclared unmanaged, declared false cleared (delete=).
+FLAGS = ['disable', 'shared', 'krbd', 'sparse', 'nowritecache', 'saferemove', 'tagged_only', 'nocow', 'fuse',
+         'skip-cert-verification', 'snapshot-as-volume-chain']
 
 FAMILY = StorageFamily(
     'storage', 'storage',
     identity=[Text('storage', required=True, format='pve-storage-id')],
-    fields=[
-        Text('type', create_only=True, choices=TYPES),
-        located('path', format='pve-storage-path'),
-        located('server', format='pve-storage-server'),
-        located('export', format='pve-storage-path'),
-        located('share'),
-        located('datastore'),
-        located('pool'),
-        located('vgname', format='pve-storage-vgname'),
-        located('thinpool', format='pve-storage-vgname'),
-        located('portal', format='pve-storage-portal-dns'),
-        located('target'),
-        located('iscsiprovider'),
-        located('blocksize'),
-        located('base', format='pve-volume-id'),
+    fields=[Text('type', create_only=True, choices=TYPES)] + [
+        Text(wire, create_only=True, format=rule) for wire, rule in LOCATION] + [
         TokenSet('content', empty_token='none', format='pve-storage-content'),
         TokenSet('nodes', clear='delete', format='pve-node'),
         clearable('monhost', format='pve-storage-portal-dns-list'),
@@ -135,17 +127,7 @@ FAMILY = StorageFamily(
         clearable('port', Integer, minimum=1, maximum=65535),
         clearable('max-protected-backups', Integer, minimum=-1),
         clearable('prune-backups', PropertyString, keys=PRUNE_BACKUPS, rule=prune_backups_rule),
-        clearable('disable', Flag),
-        clearable('shared', Flag),
-        clearable('krbd', Flag),
-        clearable('sparse', Flag),
-        clearable('nowritecache', Flag),
-        clearable('saferemove', Flag),
-        clearable('tagged_only', Flag),
-        clearable('nocow', Flag),
-        clearable('fuse', Flag),
-        clearable('skip-cert-verification', Flag),
-        clearable('snapshot-as-volume-chain', Flag),
+    ] + [clearable(wire, Flag) for wire in FLAGS] + [
         # PVE creates the base path and its subdirectories unless told not to.
         clearable('create-base-path', Flag, absent_means=True),
         clearable('create-subdirs', Flag, absent_means=True),
