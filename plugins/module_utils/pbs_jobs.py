@@ -11,12 +11,12 @@ __metaclass__ = type
 
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import CalendarEvent, Integer, Text
+from ansible_collections.homeflare.proxmox.plugins.module_utils.formats import SAFE_ID, SINGLE_LINE
 from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import (
     Absence, ConfirmedAbsenceStore, Family, Where)
 
-# PBS's schema patterns (proxmox-schema, pbs-api-types), with the POSIX classes spelled out for Python.
-SAFE_ID = r'^(?:[A-Za-z0-9_][A-Za-z0-9._\-]*)$'
-SINGLE_LINE = r'^[^\x00-\x1f\x7f]*$'
+# PBS's schema patterns (proxmox-schema, pbs-api-types), with the POSIX classes spelled out for Python; SAFE_ID and
+# SINGLE_LINE are formats.py's.
 _SAFE = r'(?:[A-Za-z0-9_][A-Za-z0-9._\-]*)'
 _USER = r'(?:[^\s:/\x00-\x1f\x7f]+)@' + _SAFE
 AUTH_ID = r'^(?:%s|%s!%s)$' % (_USER, _USER, _SAFE)
@@ -135,4 +135,5 @@ def section(collection, key, noun, list_params=None):
     ``{key}`` below it. A missing one is PBS's generic lookup error, 400 "no such <noun> '<id>'", which the
     section's list (read with ``list_params``) confirms."""
     return Where(collection=collection, item='%s/{%s}' % (collection, key),
-                 absence=Absence((400,), r"no such %s '" % noun), store=ConfirmedAbsenceStore(key, list_params=list_params))
+                 absence=Absence((400,), r"no such %s '" % noun),
+                 store=ConfirmedAbsenceStore(key, list_params=list_params))

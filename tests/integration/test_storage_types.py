@@ -59,9 +59,9 @@ def declaration(kind, secrets=True):
     return declared
 
 
-def step(playbook, path, state='present', check=False, diff=False):
+def step(playbook, path, kinds, state='present', check=False, diff=False):
     tasks = []
-    for kind in STORAGE_TYPES:
+    for kind in kinds:
         args = declaration(kind) if state == 'present' else {
             'storage': sid(kind), 'state': 'absent', 'confirm_removal': True}
         tasks.append({'name': kind, 'homeflare.proxmox.storage': args})
@@ -82,17 +82,20 @@ def test_the_matrix_covers_every_type_pve_ships():
 
 @pytest.mark.parametrize('path', sorted(EXECUTION_PATHS))
 def test_every_storage_type(sim, playbook, path):
-    secrets = [value for kind in STORAGE_TYPES for value in TYPES[kind][3].values()] + [KEY_DATA]
+    # Every type is a row of the one storage family: the module path samples a third, the secret-holding cephfs,
+    # esxi and pbs among them (the same code judges each, and each module start costs a process).
+    kinds = STORAGE_TYPES if path == 'controller' else STORAGE_TYPES[1::3]
+    secrets = [value for kind in kinds for value in TYPES[kind][3].values()] + [KEY_DATA]
 
     # check-mode create: nothing written
-    run, results = step(playbook, path, check=True)
-    assert all(results[kind]['plan']['action'] == 'create' for kind in STORAGE_TYPES), results
+    run, results = step(playbook, path, kinds, check=True)
+    assert all(results[kind]['plan']['action'] == 'create' for kind in kinds), results
     assert sim.writes() == []
 
     # create: one write each; secrets stored apart and never read back
     sim.clear_log()
-    run, results = step(playbook, path)
-    for kind in STORAGE_TYPES:
+    run, results = step(playbook, path, kinds)
+    for kind in kinds:
         assert results[kind]['changed'] is True, (kind, results[kind])
         assert len(writes_to(sim, kind)) == 1, kind
         hidden = TYPES[kind][3]
@@ -106,28 +109,28 @@ def test_every_storage_type(sim, playbook, path):
 
     # re-run: adopted, zero writes
     sim.clear_log()
-    run, results = step(playbook, path)
-    for kind in STORAGE_TYPES:
+    run, results = step(playbook, path, kinds)
+    for kind in kinds:
         assert results[kind]['changed'] is False and results[kind]['plan']['action'] == 'none', (kind, results[kind])
     assert sim.writes() == []
 
     # drift behind the module's back, named field by field in check mode, then repaired with one write
-    for kind in STORAGE_TYPES:
+    for kind in kinds:
         api(sim, [('PUT', '/storage/%s' % sid(kind), TYPES[kind][1])])
     sim.clear_log()
-    run, results = step(playbook, path, check=True, diff=True)
-    for kind in STORAGE_TYPES:
+    run, results = step(playbook, path, kinds, check=True, diff=True)
+    for kind in kinds:
         assert results[kind]['plan']['changed'] == [TYPES[kind][2]], (kind, results[kind])
     assert sim.writes() == []
-    run, results = step(playbook, path)
-    for kind in STORAGE_TYPES:
+    run, results = step(playbook, path, kinds)
+    for kind in kinds:
         assert results[kind]['changed'] is True and len(writes_to(sim, kind)) == 1, (kind, writes_to(sim, kind))
     sim.clear_log()
-    run, results = step(playbook, path)
-    assert not any(results[kind]['changed'] for kind in STORAGE_TYPES) and sim.writes() == []
+    run, results = step(playbook, path, kinds)
+    assert not any(results[kind]['changed'] for kind in kinds) and sim.writes() == []
 
     # removal: every definition and its secrets go
-    run, results = step(playbook, path, state='absent')
-    for kind in STORAGE_TYPES:
+    run, results = step(playbook, path, kinds, state='absent')
+    for kind in kinds:
         assert results[kind]['plan']['action'] == 'delete', kind
         assert sid(kind) not in sim.state.storage and sid(kind) not in sim.state.storage_secrets

@@ -64,13 +64,16 @@ def touch_points(root, module, family, corpus, fault_matrix):
     ]
     if not applier:
         points += [
-            ('roles/%s/defaults/main.yml %s_object_modules' % (role, role), module in role_modules(root, family.scheme)),
+            ('roles/%s/defaults/main.yml %s_object_modules' % (role, role),
+             module in role_modules(root, family.scheme)),
             ('the fault matrix (tests/integration/test_faults.py FAMILIES) has an object', module in fault_matrix),
         ]
     return points
 
 
-def missed(root, module, family, corpus=CORPUS, fault_matrix=FAULT_MATRIX):
+def missed(root, module, family, corpus=None, fault_matrix=None):
+    corpus = CORPUS if corpus is None else corpus
+    fault_matrix = FAULT_MATRIX if fault_matrix is None else fault_matrix
     return [point for point, met in touch_points(root, module, family, corpus, fault_matrix) if not met]
 
 
@@ -132,7 +135,8 @@ def test_a_throw_away_family_misses_each_touch_point_until_its_files_exist(tmp_p
     apply_tasks.write_text(apply_tasks.read_text().replace(
         '      realm:', '      throwaway: "{{ cluster_throwaways }}"\n      realm:'))
     defaults = tmp_path / 'roles' / 'cluster' / 'defaults' / 'main.yml'
-    defaults.write_text(defaults.read_text().replace('cluster_object_modules: [', 'cluster_object_modules: [throwaway, '))
+    defaults.write_text(defaults.read_text().replace('cluster_object_modules: [',
+                                                     'cluster_object_modules: [throwaway, '))
     assert missed(root, 'throwaway', THROWAWAY, [('throwaway', {}, 'name')], {'throwaway': {}}) == []
 
 

@@ -10,8 +10,9 @@ __metaclass__ = type
 
 from ansible_collections.homeflare.proxmox.plugins.module_utils.api import check_port
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Flag, Integer, Text
+from ansible_collections.homeflare.proxmox.plugins.module_utils.formats import SAFE_ID, SINGLE_LINE
 from ansible_collections.homeflare.proxmox.plugins.module_utils.pbs_jobs import (
-    AUTH_ID, FINGERPRINT, HOST, SAFE_ID, SINGLE_LINE, SecretText, SectionFamily, comment, section)
+    AUTH_ID, FINGERPRINT, HOST, SecretText, SectionFamily, comment, section)
 from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Lifecycle
 
 

@@ -12,8 +12,9 @@ __metaclass__ = type
 
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import ArrayParameter, Flag, Integer, clearable
+from ansible_collections.homeflare.proxmox.plugins.module_utils.formats import SAFE_ID
 from ansible_collections.homeflare.proxmox.plugins.module_utils.pbs_jobs import (
-    AUTH_ID, SAFE_ID, SectionFamily, check_depth, comment, datastore, job_id, max_depth, namespace, schedule, section)
+    AUTH_ID, SectionFamily, check_depth, comment, datastore, job_id, max_depth, namespace, schedule, section)
 from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Lifecycle
 
 GROUP_TYPES = ('vm', 'ct', 'host')
