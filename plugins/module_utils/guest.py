@@ -24,7 +24,7 @@ import re
 
 from ansible_collections.homeflare.proxmox.plugins.module_utils.api import item_path
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import (
-    ApiError, NotConverged, Refused, TaskFailed, Unreadable)
+    ApiError, DeclarationError, NotConverged, Refused, TaskFailed, Unreadable)
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Disk, Integer, Text
 from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import (
     Absence, Absent, Exporting, Family, Lifecycle, Plan, Where, absent, create_form, field_plan, rejudged_once,
@@ -41,6 +41,17 @@ LINKED_BASE = re.compile(r':base-(\d+)-disk-\d+')
 TEMPLATE_OSTYPE = {'rockylinux': 'centos', 'almalinux': 'centos', 'archlinux': 'archlinux', 'centos': 'centos',
                    'debian': 'debian', 'devuan': 'devuan', 'ubuntu': 'ubuntu', 'fedora': 'fedora',
                    'opensuse': 'opensuse', 'alpine': 'alpine', 'gentoo': 'gentoo', 'nixos': 'nixos'}
+
+
+# A guest's HA id: PVE answers reads with the prefixed form only, and PVE 9 has no HA resources but guests.
+GUEST_SID = re.compile(r'(vm|ct):[1-9][0-9]{2,8}')
+
+
+def check_guest_sid(option, sid):
+    """Refuse, before any request, an HA resource id that is not a guest's (ha_resource's sid, ha_rule's list)."""
+    if not GUEST_SID.fullmatch(sid):
+        raise DeclarationError("option %s: %r is not a guest's HA id; write vm:<vmid> for a VM, ct:<vmid> for a "
+                               "container (a bare VMID reads back prefixed)" % (option, sid))
 
 
 def cluster_guests(client, role):

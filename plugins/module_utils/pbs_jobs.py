@@ -17,6 +17,8 @@ from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import
 
 # PBS's schema patterns (proxmox-schema, pbs-api-types), with the POSIX classes spelled out for Python; SAFE_ID and
 # SINGLE_LINE are formats.py's.
+# A PBS user id (pbs-api-types Userid: name@realm).
+USERID = r'^(?:[^\s:/\x00-\x1f\x7f]+)@(?:[A-Za-z0-9_][A-Za-z0-9._\-]*)$'
 _SAFE = r'(?:[A-Za-z0-9_][A-Za-z0-9._\-]*)'
 _USER = r'(?:[^\s:/\x00-\x1f\x7f]+)@' + _SAFE
 AUTH_ID = r'^(?:%s|%s!%s)$' % (_USER, _USER, _SAFE)
@@ -137,3 +139,8 @@ def section(collection, key, noun, list_params=None):
     return Where(collection=collection, item='%s/{%s}' % (collection, key),
                  absence=Absence((400,), r"no such %s '" % noun),
                  store=ConfirmedAbsenceStore(key, list_params=list_params))
+
+
+def strip(value):
+    """PBS strips a comment it updates (update_user, update_token)."""
+    return value.strip()

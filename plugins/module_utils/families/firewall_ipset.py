@@ -14,9 +14,9 @@ __metaclass__ = type
 
 from ansible_collections.homeflare.proxmox.plugins.module_utils.api import item_path
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError
-from ansible_collections.homeflare.proxmox.plugins.module_utils.families.firewall_alias import (
-    ALIAS_REFERENCE, NAME_PATTERN, Names, address_or_alias_problem, clean_cidr, pve_comment, refuse_comment_lines)
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Field, Flag, Text
+from ansible_collections.homeflare.proxmox.plugins.module_utils.firewall import (
+    ALIAS_REFERENCE, NAME_PATTERN, Names, address_or_alias_problem, clean_cidr, pve_comment, refuse_comment_lines)
 from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import ABSENT, Family, Where, absent
 
 ENTRY_OPTIONS = dict(cidr=dict(type='str', required=True), nomatch=dict(type='bool', default=False),

@@ -13,6 +13,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Flag, Integer, PropertyString, Text
+from ansible_collections.homeflare.proxmox.plugins.module_utils.firewall import LOG_LEVELS
 from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Family, Lifecycle, Where
 from ansible_collections.homeflare.proxmox.plugins.module_utils.scopes import ByScope
 
@@ -33,7 +34,6 @@ class Switch(Integer):
         return '1' if value else '0'
 
 
-LOG_LEVELS = ['emerg', 'alert', 'crit', 'err', 'warning', 'notice', 'info', 'debug', 'nolog']
 POLICIES = ['ACCEPT', 'REJECT', 'DROP']
 # PVE::Firewall $cluster_option_properties log_ratelimit: enable (the default key), rate, burst.
 LOG_RATELIMIT = {

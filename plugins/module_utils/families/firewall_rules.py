@@ -26,10 +26,9 @@ import ipaddress
 import re
 
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError, NotConverged
-from ansible_collections.homeflare.proxmox.plugins.module_utils.families.firewall_alias import (
-    ALIAS_REFERENCE, NAME, NAME_PATTERN, Names, alias_version, network_problem, pve_comment)
-from ansible_collections.homeflare.proxmox.plugins.module_utils.families.firewall_options import LOG_LEVELS
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Field, Flag, Text
+from ansible_collections.homeflare.proxmox.plugins.module_utils.firewall import (
+    ALIAS_REFERENCE, LOG_LEVELS, NAME, NAME_PATTERN, Names, alias_version, network_problem, pve_comment)
 from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import ABSENT, Family, Where, absent
 from ansible_collections.homeflare.proxmox.plugins.module_utils.scopes import ByScope
 

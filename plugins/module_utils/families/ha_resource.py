@@ -7,21 +7,11 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import re
-
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import (
     Flag, Integer, Text, perl_true_text, section_value)
+from ansible_collections.homeflare.proxmox.plugins.module_utils.guest import check_guest_sid
 from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Absence, Family, Listing, Where
-
-# PVE answers reads with the prefixed form only, and PVE 9 has no HA resources but guests.
-GUEST_SID = re.compile(r'(vm|ct):[1-9][0-9]{2,8}')
-
-
-def check_guest_sid(option, sid):
-    if not GUEST_SID.fullmatch(sid):
-        raise DeclarationError("option %s: %r is not a guest's HA id; write vm:<vmid> for a VM, ct:<vmid> for a "
-                               "container (a bare VMID reads back prefixed)" % (option, sid))
 
 
 class ResourceFamily(Family):

@@ -15,7 +15,7 @@ except ImportError:  # pragma: no cover - Python 2
     from urllib import unquote
 
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError
-from ansible_collections.homeflare.proxmox.plugins.module_utils.families.ha_resource import check_guest_sid
+from ansible_collections.homeflare.proxmox.plugins.module_utils.guest import check_guest_sid
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import (
     LIST_SPLIT, Flag, Text, TokenSet, section_comment)
 from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Absence, Family, Listing, Where

@@ -12,9 +12,10 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import Refused
-from ansible_collections.homeflare.proxmox.plugins.module_utils.families.pbs_user import FAMILY as USER, USERID, strip
+from ansible_collections.homeflare.proxmox.plugins.module_utils.families.pbs_user import FAMILY as USER
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Flag, Integer, Text
 from ansible_collections.homeflare.proxmox.plugins.module_utils.formats import SAFE_ID, SINGLE_LINE
+from ansible_collections.homeflare.proxmox.plugins.module_utils.pbs_jobs import USERID, strip
 from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import (
     Absence, ConfirmedAbsenceStore, Lifecycle, Where, absent)
 from ansible_collections.homeflare.proxmox.plugins.module_utils.tokens import CREATE_MISSING, SECRET_KEY, TokenFamily

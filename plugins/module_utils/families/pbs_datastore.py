@@ -13,11 +13,10 @@ from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import De
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import (
     CalendarEvent, Flag, Integer, PropertyString, Text)
 from ansible_collections.homeflare.proxmox.plugins.module_utils.formats import SAFE_ID, SINGLE_LINE
-from ansible_collections.homeflare.proxmox.plugins.module_utils.pbs_jobs import section
+from ansible_collections.homeflare.proxmox.plugins.module_utils.pbs_jobs import USERID, section
 from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Family, Lifecycle
 
 # PBS's schema patterns (proxmox-schema), with the POSIX classes spelled out for Python.
-USERID = r'^(?:[^\s:/\x00-\x1f\x7f]+)@(?:[A-Za-z0-9_][A-Za-z0-9._\-]*)$'
 NOTIFY = ['never', 'always', 'error']
 
 

@@ -11,19 +11,13 @@ __metaclass__ = type
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Flag, Integer, Text
 from ansible_collections.homeflare.proxmox.plugins.module_utils.formats import SINGLE_LINE
-from ansible_collections.homeflare.proxmox.plugins.module_utils.pbs_jobs import section
+from ansible_collections.homeflare.proxmox.plugins.module_utils.pbs_jobs import USERID, section, strip
 from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Exporting, Family, Lifecycle
 
 # PBS's schema pattern (pbs-api-types), with the POSIX classes spelled out for Python.
-USERID = r'^(?:[^\s:/\x00-\x1f\x7f]+)@(?:[A-Za-z0-9_][A-Za-z0-9._\-]*)$'
 # The only realm whose passwords PBS keeps itself (create_user's store_password); pam's is the host's
 # and needs root@pam's own login, a directory's (ldap, ad, openid) is the directory's.
 PASSWORD_REALM = 'pbs'
-
-
-def strip(value):
-    """PBS strips a comment it updates (update_user, update_token)."""
-    return value.strip()
 
 
 class PbsUserFamily(Family):
