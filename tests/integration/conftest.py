@@ -90,9 +90,6 @@ def playbook(sim, tmp_path):
             'ANSIBLE_PYTHON_INTERPRETER': sys.executable,
             'ANSIBLE_LOCAL_TEMP': str(tmp_path / 'ansible-tmp'),
             'ANSIBLE_HOME': str(tmp_path / 'ansible-home'),
-            # The module path's tasks run through stdin rather than a copied file, as most sites run them: a
-            # seventh less time per module start, and nothing the tests look at changes.
-            'ANSIBLE_PIPELINING': '1',
         })
         environment.update(env or {})
         inventory = 'localhost,'
