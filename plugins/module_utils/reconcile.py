@@ -262,7 +262,45 @@ class Exporting(Concern):
         self.unavailable = re.compile(self.unavailable) if self.unavailable else None
 
 
-class Family:
+class Task:
+    """What reconcile() and ``declare`` ask of every object a module judges, a Family's or an apply's: it picks
+    the task for its parameters (``resolve``), runs through reconcile(), keys its identity, and starts its result
+    (``outcome``); its reference check and advice do nothing unless a family says otherwise."""
+
+    # Within one module's objects in a declare, lower ranks are written first (security groups before the
+    # rules that name them).
+    declare_rank = 0
+
+    def resolve(self, params):
+        """The task that judges one object: this one (a module over several scopes picks one per object)."""
+        return self
+
+    def run(self, client, params, check_mode):
+        return reconcile(client, self, params, check_mode=check_mode)
+
+    def key(self, ident):
+        return tuple(ident[field.option] for field in self.identity)
+
+    def check_references(self, declaration, raw, batch, client):
+        """Refuse, before a create or an update writes anything, a reference to an object that neither exists nor
+        is declared in the same ``declare`` task (``batch``: its entries), such as an IP set entry naming a missing
+        alias. It may read the lists it needs."""
+
+    def advise(self, declaration, raw):
+        """Warnings about a found object nothing can write (a ZFS pool's layout)."""
+        return []
+
+    def outcome(self, declaration, raw, the_plan):
+        """The result before anything is written: changed, plan, diff and warnings (what check mode returns,
+        with the object)."""
+        result = dict(changed=the_plan.action != 'none', plan=the_plan.as_dict(), warnings=[],
+                      diff=self.diff(declaration, raw, the_plan))
+        if not absent(raw):
+            result['warnings'].extend(self.advise(declaration, raw))
+        return result
+
+
+class Family(Task):
     """Everything a module declares about one object family; the core does the rest.
 
     The constructor takes the family's table: its ``module`` (the module name it is registered under, see
@@ -278,10 +316,6 @@ class Family:
     finds every object (``find_all``). The run itself (``reconcile``) is a fixed sequence of steps
     (read, plan, preflight, act, finish) that guests, staged families and applies override, never re-implement.
     """
-
-    # Within one module's objects in a declare, lower ranks are written first (security groups before the
-    # rules that name them).
-    declare_rank = 0
 
     def __init__(self, module, name, identity, fields, where, scheme='pve', lifecycle=None, exporting=None,
                  type_rules=None, controls=None):
@@ -323,17 +357,8 @@ class Family:
     def check_found(self, declaration, raw, changed):
         """Refuse what the live object forbids (a pool CephFS owns), in check mode too."""
 
-    def check_references(self, declaration, raw, batch, client):
-        """Refuse, before a create or an update writes anything, a reference to an object that neither exists nor
-        is declared in the same ``declare`` task (``batch``: its entries), such as an IP set entry naming a missing
-        alias. It may read the lists it needs."""
-
     def check_write(self, declaration, raw, the_plan):
         """Refuse, in a real run only, a write the task did not confirm (a prune job's narrowed retention)."""
-
-    def advise(self, declaration, raw):
-        """Warnings about a found object nothing can write (a ZFS pool's layout)."""
-        return []
 
     def created(self, declaration, answer):
         """What a create's answer holds that no read ever gives again (a new API token's secret), merged into
@@ -363,13 +388,6 @@ class Family:
         return None
 
     # -- the module's interface ----------------------------------------------------------
-    def resolve(self, params):
-        """The family that judges one object: this one (a module over several scopes picks one per object)."""
-        return self
-
-    def run(self, client, params, check_mode):
-        return reconcile(client, self, params, check_mode=check_mode)
-
     def object_spec(self):
         """The module's options for one object (the connection's are added by the entry point)."""
         spec = {}
@@ -404,9 +422,6 @@ class Family:
         """The identity as form fields, less those the path already carries."""
         return dict((field.wire, field.encode(ident[field.option])) for field in self.identity
                     if '{%s}' % field.wire not in path)
-
-    def key(self, ident):
-        return tuple(ident[field.option] for field in self.identity)
 
     def describe(self, ident):
         if not self.identity:
@@ -505,15 +520,6 @@ class Family:
 
     def diff(self, declaration, raw, the_plan):
         return diff_of(self, declaration, raw, the_plan.action)
-
-    def outcome(self, declaration, raw, the_plan):
-        """The result before anything is written: changed, plan, diff and warnings (what check mode returns,
-        with the object)."""
-        result = dict(changed=the_plan.action != 'none', plan=the_plan.as_dict(), warnings=[],
-                      diff=self.diff(declaration, raw, the_plan))
-        if not absent(raw):
-            result['warnings'].extend(self.advise(declaration, raw))
-        return result
 
     def preflight(self, client, declaration, raw, the_plan, result, check_mode):
         """What is refused before a write, in check mode too (references) or in a real run only (check_write)."""

@@ -23,7 +23,6 @@ class ByScope:
     identity = []
     fields = []
     listing = None  # each scope is read on its own
-    declare_rank = 0
 
     def __init__(self, module, name, scopes, default):
         self.module = module

@@ -16,7 +16,7 @@ __metaclass__ = type
 
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import NotConverged, Refused
 from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import (
-    ABSENT, Declaration, Family, ItemStore, Plan, absent, reconcile)
+    ABSENT, Declaration, Family, ItemStore, Plan, Task, absent)
 from ansible_collections.homeflare.proxmox.plugins.module_utils.tasks import parse_upid, wait_if_task
 
 
@@ -51,7 +51,7 @@ class Staged(Family):
         return result
 
 
-class Applier:
+class Applier(Task):
     """The task of an apply module; ``declare`` plans it after the objects it applies. It runs through the same
     reconcile() steps as a family: its read is "what is staged", its act the apply."""
 
@@ -59,7 +59,6 @@ class Applier:
     listing = None
     scheme = 'pve'
     singleton = True
-    declare_rank = 0
     # The modules whose writes this apply makes live (in a batch: their drift means "will be staged").
     applies = ()
     # The module options that are not the identity (a revert): name -> argument spec.
@@ -81,25 +80,12 @@ class Applier:
         spec.update(self.controls)
         return spec
 
-    def resolve(self, params):
-        return self
-
-    def run(self, client, params, check_mode):
-        return reconcile(client, self, params, check_mode=check_mode)
-
     def declaration(self, params):
         ident = dict((field.option, field.declared(params[field.option])) for field in self.identity)
         return Declaration(ident, {}, 'present', params.get('task_timeout') or self.task_timeout,
                            controls=dict((option, params.get(option)) for option in self.controls))
 
-    def key(self, ident):
-        return tuple(ident[field.option] for field in self.identity)
-
     # -- the reconcile() steps -------------------------------------------------------------------
-    def outcome(self, declaration, staged, the_plan):
-        return dict(changed=the_plan.action != 'none', plan=the_plan.as_dict(), warnings=[],
-                    diff=self.diff(declaration, staged, the_plan))
-
     def preflight(self, client, declaration, staged, the_plan, result, check_mode):
         if the_plan.action == 'none':
             return
@@ -117,12 +103,6 @@ class Applier:
     def finish(self, client, declaration, staged, the_plan, result):
         result['object'] = self.object_view(declaration, staged)
         return result
-
-    def check_references(self, declaration, staged, batch, client):
-        """An apply names nothing; what it applies was checked when it was staged."""
-
-    def advise(self, declaration, staged):
-        return []
 
     def plan(self, declaration, staged, batch=()):
         """Apply when something is staged, or (in a batch) when an object this apply covers will be written."""

@@ -37,7 +37,7 @@ class TypeRules:
         rules = self.types.get(kind)
         if not rules:
             return None
-        return rules['options'] + self.shared if self.shared else rules['options']
+        return rules['options'] + self.shared
 
     def common(self, wire):
         """Whether every type takes the option."""
