@@ -49,6 +49,18 @@ def die(message):
     return ApiError(500, message, exception=False)
 
 
+def perl_at(source, line):
+    """The suffix Perl appends to a ``die`` whose text has no trailing newline: `` at FILE line N.``, with the
+    module as installed (``PVE/API2/Ceph/OSD.pm`` -> ``/usr/share/perl5/PVE/API2/Ceph/OSD.pm``). ``line`` is the
+    line of that ``die`` in the source read (the commit is in docs/simulator.md's source map)."""
+    return f" at /usr/share/perl5/{source} line {line}."
+
+
+def die_at(message, source, line):
+    """Perl ``die "message"`` (no newline) at ``source`` line ``line``: HTTP 500 with Perl's location suffix."""
+    return ApiError(500, message + perl_at(source, line) + "\n", exception=False)
+
+
 def param_exc(errors):
     """``raise_param_exc``: HTTP 400 'Parameter verification failed.'."""
     return ApiError(400, "Parameter verification failed.\n", errors=dict(errors))

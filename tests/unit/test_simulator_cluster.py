@@ -158,16 +158,17 @@ INFLUX = {'type': 'influxdb', 'server': '10.0.0.5', 'port': '8086', 'influxdbpro
           'verify-certificate': '0'}
 
 
-def test_a_metric_server_is_created_on_its_own_path_and_reads_back_as_text(sim):
+def test_a_metric_server_is_created_on_its_own_path_and_reads_back_typed(sim):
     assert refused(sim, 'POST', '/cluster/metrics/server', dict(INFLUX, id='m1'))[:2] == (
         501, "Method 'POST /cluster/metrics/server' not implemented")
     ok(sim, 'POST', '/cluster/metrics/server/m1', INFLUX)
+    # status.cfg is a SectionConfig: check_value makes integers and flags numbers
     assert ok(sim, 'GET', '/cluster/metrics/server/m1') == {
-        'type': 'influxdb', 'server': '10.0.0.5', 'port': '8086', 'influxdbproto': 'https',
-        'verify-certificate': '0'}
+        'type': 'influxdb', 'server': '10.0.0.5', 'port': 8086, 'influxdbproto': 'https',
+        'verify-certificate': 0}
     assert sim.state.metric_secrets['m1'] == 'tok-1'
     listed = [row for row in ok(sim, 'GET', '/cluster/metrics/server') if row['id'] == 'm1']
-    assert listed == [{'id': 'm1', 'disable': 0, 'type': 'influxdb', 'server': '10.0.0.5', 'port': '8086'}]
+    assert listed == [{'id': 'm1', 'disable': 0, 'type': 'influxdb', 'server': '10.0.0.5', 'port': 8086}]
     assert refused(sim, 'POST', '/cluster/metrics/server/m1', INFLUX)[:2] == (500, "Metric server 'm1' already exists\n")
 
 
@@ -232,7 +233,7 @@ def test_a_backup_job_reads_its_property_strings_as_objects(sim):
     read = ok(sim, 'GET', '/cluster/backup/b1')
     assert read == {
         'id': 'b1', 'type': 'vzdump', 'schedule': '21:00', 'storage': 'local', 'vmid': '100,105', 'compress': 'zstd',
-        'enabled': '1', 'prune-backups': {'keep-last': '3', 'keep-daily': '7'}, 'fleecing': {'enabled': 1},
+        'enabled': 1, 'prune-backups': {'keep-last': '3', 'keep-daily': '7'}, 'fleecing': {'enabled': 1},
         'performance': {'max-workers': '4'}}
     assert [row for row in ok(sim, 'GET', '/cluster/backup') if row['id'] == 'b1'] == [read]
     assert refused(sim, 'POST', '/cluster/backup', dict(JOB, id='b1'))[:2] == (500, "Job 'b1' already exists\n")
@@ -280,10 +281,10 @@ def test_a_backup_job_update_keeps_one_guest_selection(sim):
     ok(sim, 'POST', '/cluster/backup', {'id': 'b4', 'schedule': 'daily', 'vmid': '100', 'comment': 'c'})
     ok(sim, 'PUT', '/cluster/backup/b4', {'all': '1', 'exclude': '101'})
     read = ok(sim, 'GET', '/cluster/backup/b4')
-    assert read['all'] == '1' and read['exclude'] == '101' and 'vmid' not in read
+    assert read['all'] == 1 and read['exclude'] == '101' and 'vmid' not in read
     ok(sim, 'PUT', '/cluster/backup/b4', {'vmid': '102', 'enabled': '0', 'delete': 'comment'})
     read = ok(sim, 'GET', '/cluster/backup/b4')
-    assert read['vmid'] == '102' and read['enabled'] == '0'
+    assert read['vmid'] == '102' and read['enabled'] == 0
     assert not {'all', 'exclude', 'comment'} & set(read)
     assert refused(sim, 'PUT', '/cluster/backup/b4', {'delete': 'bogus'})[:2] == (
         500, "400 Parameter verification failed.\ndelete: unknown option 'bogus'\n")
@@ -299,8 +300,9 @@ def test_a_replication_job_reads_with_guest_jobnum_source_and_digest(sim):
     read = ok(sim, 'GET', '/cluster/replication/100-0')
     digest = read.pop('digest')
     assert len(digest) == 40
-    assert read == {'id': '100-0', 'type': 'local', 'target': 'node2', 'rate': '10', 'schedule': '*/30',
-                    'source': 'node1', 'guest': '100', 'jobnum': '0'}
+    # ReplicationConfig.pm parse_replication_job_id int()s guest and jobnum; check_value makes rate a number
+    assert read == {'id': '100-0', 'type': 'local', 'target': 'node2', 'rate': 10, 'schedule': '*/30',
+                    'source': 'node1', 'guest': 100, 'jobnum': 0}
     assert [row for row in ok(sim, 'GET', '/cluster/replication') if row['id'] == '100-0'] == [read]
     assert refused(sim, 'POST', '/cluster/replication', {'id': '100-0', 'type': 'local', 'target': 'node3'})[:2] == (
         500, "replication job '100-0' already exists\n")
@@ -369,7 +371,7 @@ def test_replication_jobs_need_vm_audit_to_read_and_vm_replicate_to_write(sim):
         ok(sim, 'POST', '/cluster/replication', {'id': '100-0', 'type': 'local', 'target': 'node2'})
     auditor = token_with(sim, 'repaudit', ('/vms/103', 'PVEAuditor'))
     assert ok(sim, 'GET', '/cluster/replication/103-4', token=auditor)['target'] == 'node1'
-    assert {row['guest'] for row in ok(sim, 'GET', '/cluster/replication', token=auditor)} == {'103'}
+    assert {row['guest'] for row in ok(sim, 'GET', '/cluster/replication', token=auditor)} == {103}
     assert refused(sim, 'GET', '/cluster/replication/100-0', token=auditor)[:2] == (403, 'Permission check failed\n')
     assert refused(sim, 'PUT', '/cluster/replication/103-4', {'comment': 'x'}, token=auditor)[:2] == (
         403, 'Permission check failed (/vms/103, VM.Replicate)\n')
@@ -377,16 +379,23 @@ def test_replication_jobs_need_vm_audit_to_read_and_vm_replicate_to_write(sim):
 
 # -- the families judge these answers ---------------------------------------------------------
 
-def test_metric_server_numbers_read_as_text_and_a_flag_read_empty_compare_equal(sim):
+def test_metric_server_numbers_kept_as_text_read_as_numbers_and_compare_equal(sim):
     declared = params(metric_server, id='m9', type='influxdb', server='10.0.0.9', port=8086, mtu=1500,
                       disable=False, verify_certificate=True, token='tok-9')
     assert reconcile(client(sim), metric_server.FAMILY, declared)['plan']['action'] == 'create'
     assert sim.state.metric_servers['m9']['port'] == '8086'
-    sim.state.metric_servers['m9'].update({'disable': '', 'mtu': '1500'})
+    # the file's text, read through SectionConfig check_value: numbers, whatever the simulator stored
+    sim.state.metric_servers['m9'].update({'mtu': '1500', 'disable': 0})
+    assert {key: ok(sim, 'GET', '/cluster/metrics/server/m9')[key] for key in ('port', 'mtu', 'disable')} == {
+        'port': 8086, 'mtu': 1500, 'disable': 0}
     sim.clear_log()
     result = reconcile(client(sim), metric_server.FAMILY, declared)
     assert result['plan'] == {'read': 'found', 'action': 'none', 'changed': []}
     assert sim.writes() == [] and 'token' not in result['object']
+    # a bare flag line reads as set (check_value: `$value = 1 if $ct eq 'boolean' && !defined($value)`)
+    sim.state.metric_servers['m9']['disable'] = ''
+    assert ok(sim, 'GET', '/cluster/metrics/server/m9')['disable'] == 1
+    assert reconcile(client(sim), metric_server.FAMILY, declared)['plan']['changed'] == ['disable']
 
 
 def test_metric_server_updates_carry_server_and_port(sim):
@@ -401,7 +410,7 @@ def test_a_backup_job_is_judged_by_sets_and_pairs(sim):
     declared = params(backup_job, id='b9', schedule='21:00', storage='local', vmid=['1000', '105', '100'],
                       enabled=True, prune_backups='keep-daily=7,keep-last=3', fleecing='1')
     assert reconcile(client(sim), backup_job.FAMILY, declared)['plan']['action'] == 'create'
-    # read back as {enabled: 1} and an object of counts; a legacy job's empty enabled flag means on
+    # read back as {enabled: 1} and an object of counts; a bare `enabled` line (stored '') reads 1: on
     sim.state.backup_jobs['b9']['enabled'] = ''
     sim.clear_log()
     assert reconcile(client(sim), backup_job.FAMILY, declared)['plan']['action'] == 'none'

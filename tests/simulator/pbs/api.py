@@ -45,6 +45,7 @@ from .errors import PbsAuthError, PbsError
 from .handlers import ROUTES, Ctx, Result
 from .schema import SchemaError
 from .state import PbsState
+from ..value_types import PBS_FILES, Typing
 
 MAX_BODY = 64 * 1024
 
@@ -77,12 +78,19 @@ class PbsApi:
         self.sim = sim
         self.state = PbsState()
         self._schema = None
+        self._typing = None
 
     @property
     def schema(self):
         if self._schema is None:
             self._schema = pbs_schema.load()
         return self._schema
+
+    @property
+    def typing(self):
+        if self._typing is None:
+            self._typing = Typing(self.schema, PBS_FILES)
+        return self._typing
 
     # -- log --------------------------------------------------------------------
     @staticmethod
@@ -209,6 +217,8 @@ class PbsApi:
             return plain(400, str(err))
         if not isinstance(result, Result):
             result = Result(result)
+        if req.method == "GET":  # a config read answers what PBS's typed structs serialize to
+            result.data = self.typing.answer(template, result.data)
         extra = dict(result.extra)
         ctype = extra.pop("_content_type", "application/json;charset=UTF-8")
         body = {"data": result.data}

@@ -27,6 +27,7 @@ from .. import schema as schema_mod
 from ..auth import Access
 from ..errors import ApiError, AuthFailure, die, param_exc, perm_exc
 from ..http import MAX_BODY, Response, json_headers, parse_query, reason, split_target
+from ..value_types import PVE_FILES, Typing
 from .handlers import ROUTES, Context, Result
 
 _KNOWN_METHODS = ("GET", "POST", "PUT", "DELETE")
@@ -68,6 +69,7 @@ class PveApi:
         self.sim = sim
         self.state = sim.state
         self.schema = schema_mod.load()
+        self.typing = Typing(self.schema, PVE_FILES)
         self.access = Access(sim.state)
         self.authenticator = sim.authenticator
 
@@ -205,6 +207,8 @@ class PveApi:
                           authid=authid, member=req.member, method=method, rel_path=rel,
                           template=template, raw=normalized, schema=pschema)
             result = handler(ctx, schema_mod.coerce(normalized, pschema))
-        if isinstance(result, Result):
-            return envelope(result.data, result.extra)
-        return envelope(result)
+        if not isinstance(result, Result):
+            result = Result(result)
+        if method == "GET":  # a config read answers what PVE's parser makes of the file (value_types)
+            result.data = self.typing.answer(template, result.data)
+        return envelope(result.data, result.extra)
