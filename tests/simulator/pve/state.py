@@ -62,7 +62,8 @@ class ClusterState:
     def __init__(self, node_names=("node1", "node2", "node3"), cluster_name="simcluster"):
         self.lock = threading.RLock()
         self.cluster_name = cluster_name
-        self.version = {"version": "9.1.9", "release": "9.1", "repoid": "5c2b9a1e"}
+        # repoid: `git rev-parse --short=16` since pve-manager 0e77456f (2023)
+        self.version = {"version": "9.1.9", "release": "9.1", "repoid": "5c2b9a1e7d30f4c2"}
         self.nodes = OrderedDict(
             (name, {"nodeid": i + 1, "online": 1, "ip": "127.0.0.1"})
             for i, name in enumerate(node_names))
