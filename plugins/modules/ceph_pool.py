@@ -28,8 +28,9 @@ description:
     differs then fails the task, naming the keys.
   - Refused before any request - the pool C(.mgr) (the Ceph manager's own). Refused once read, nothing written - a
     pool whose application is C(cephfs) or C(mgr) (it is never adopted, resized or removed here; CephFS pools belong
-    to M(homeflare.proxmox.ceph_fs)); a change the pool's C(nosizechange) (O(size), O(min_size)) or C(nopgchange)
-    (O(pg_num_min)) flag forbids, with the C(ceph osd pool set <pool> <flag> false) command that unsets it.
+    to M(homeflare.proxmox.ceph_fs)); a change the pool's C(nosizechange) flag forbids (O(size), O(min_size)), with
+    the C(ceph osd pool set <pool> nosizechange false) command that unsets it. C(nopgchange) guards only the
+    unmanaged C(pg_num), so O(pg_num_min) is sent under it.
   - Removal needs O(confirm_removal=true) and never sends C(force) or C(remove_storages). Ceph can still refuse
     inside the task (C(mon_allow_pool_delete) is false, the pool is used by a CephFS, an RBD storage still holds
     images on it); the task then fails with PVE's words.

@@ -17,7 +17,8 @@ if str(TESTS) not in sys.path:
 
 # sim and _no_faults are fixtures: imported, pytest finds them here
 from simulator.fixtures import _no_faults, sim  # noqa: E402,F401  pylint: disable=unused-import
-from simulator.pve.handlers import ceph, zfs  # noqa: E402
+from simulator.errors import die  # noqa: E402
+from simulator.pve.handlers import ceph, ceph_daemons, zfs  # noqa: E402
 
 POOL = "/nodes/node1/ceph/pool"
 NO_POOL = "error with 'osd pool get': mon_cmd failed - unrecognized pool '{}'\n"
@@ -55,6 +56,12 @@ def run(sim, method, path, form=None, node="node1"):
 
 def status(sim, name, verbose=None):
     return ok(sim, "GET", f"{POOL}/{name}/status", {"verbose": verbose} if verbose else None)
+
+
+def task_log(sim, upid, node="node1"):
+    """The task's log lines without the closing TASK line."""
+    quoted = urllib.parse.quote(upid, safe="")
+    return [line["t"] for line in ok(sim, "GET", f"/nodes/{node}/tasks/{quoted}/log", {"limit": 0})][:-1]
 
 
 # -- pools ----------------------------------------------------------------------------------
@@ -100,24 +107,34 @@ def test_erasure_coded_pool_makes_data_and_metadata_pools(sim):
     assert rows["ecp-metadata"]["pg_num"] == 32 and rows["ecp-data"]["pg_num"] == 128
     assert sim.state.storage["ecp"] == {"type": "rbd", "pool": "ecp-metadata", "krbd": 0,
                                         "content": {"rootdir", "images"}, "data-pool": "ecp-data"}
+    upid, exitstatus = run(sim, "PUT", f"{POOL}/ecp-data", {"size": 4, "min_size": 2})
+    assert exitstatus == "OK" and task_log(sim, upid)[0] == "cannot set 'size' for erasure coded pool"
+    assert status(sim, "ecp-data")["size"] == 3
     assert run(sim, "DELETE", f"{POOL}/ecp-data", {"force": 1})[1] == "OK"
     assert "pve_ec_ecp" not in sim.state.ceph["ec_profiles"]
 
 
 def test_create_over_existing_pool_is_a_pg_merge(sim):
     run(sim, "POST", POOL, {"name": "p"})
-    assert run(sim, "POST", POOL, {"name": "p", "pg_num": 64})[1] == "OK"
-    assert status(sim, "p")["pg_num"] == 64
+    upid, exitstatus = run(sim, "POST", POOL, {"name": "p", "pg_num": 64})
+    assert exitstatus == "OK" and status(sim, "p")["pg_num"] == 64
+    # Ceph's "already exists" is not printed; set_pool skips what did not change
+    assert task_log(sim, upid) == [
+        "skipping 'size', did not change", "pool p: applying application = rbd",
+        "skipping 'min_size', did not change", "skipping 'pg_autoscale_mode', did not change",
+        "pool p: applying pg_num = 64"]
 
 
 def test_create_failure_names_the_keys(sim):
-    exitstatus = run(sim, "POST", POOL, {"name": "p", "crush_rule": "nope"})[1]
+    upid, exitstatus = run(sim, "POST", POOL, {"name": "p", "crush_rule": "nope"})
     assert exitstatus == "Could not set: crush_rule"
+    assert "error with 'osd pool set': mon_cmd failed - crush rule nope does not exist" in task_log(sim, upid)
 
 
 def test_missing_pool_is_cephs_unrecognized_pool(sim):
     assert sim.request("GET", f"{POOL}/ghost/status") == (500, {"data": None, "message": NO_POOL.format("ghost")})
-    assert run(sim, "PUT", f"{POOL}/ghost", {"size": 2})[1] == "Could not set: size"
+    # set_pool reads the pool's type with `osd pool get` before it sets anything
+    assert run(sim, "PUT", f"{POOL}/ghost", {"size": 2})[1] == NO_POOL.format("ghost").rstrip("\n")
     assert run(sim, "DELETE", f"{POOL}/ghost")[1] == NO_POOL.format("ghost").rstrip("\n")
 
 
@@ -140,8 +157,47 @@ def test_set_size_resets_min_size_unless_sent(sim):
 def test_nosizechange_refuses_inside_the_task(sim):
     run(sim, "POST", POOL, {"name": "p"})
     sim.state.ceph["pools"]["p"]["nosizechange"] = 1
-    assert run(sim, "PUT", f"{POOL}/p", {"size": 2, "pg_num": 64})[1] == "Could not set: size"
+    upid, exitstatus = run(sim, "PUT", f"{POOL}/p", {"size": 2, "pg_num": 64})
+    assert exitstatus == "Could not set: size"
     assert (status(sim, "p")["size"], status(sim, "p")["pg_num"]) == (3, 64)
+    assert task_log(sim, upid) == [
+        "pool p: applying size = 2",
+        "error with 'osd pool set': mon_cmd failed - pool size change is disabled; you must unset nosizechange "
+        "flag for the pool first",
+        "pool p: applying pg_num = 64"]
+    # an unchanged size is skipped, so the flag does not refuse it; min_size is guarded too
+    assert run(sim, "PUT", f"{POOL}/p", {"size": 3})[1] == "OK"
+    upid, exitstatus = run(sim, "PUT", f"{POOL}/p", {"min_size": 1})
+    assert exitstatus == "Could not set: min_size"
+    assert task_log(sim, upid)[-1] == ("error with 'osd pool set': mon_cmd failed - pool min size change is disabled; "
+                                       "you must unset nosizechange flag for the pool first")
+
+
+def test_min_size_range_pg_num_min_and_application_refusals(sim):
+    run(sim, "POST", POOL, {"name": "p"})
+    upid, exitstatus = run(sim, "PUT", f"{POOL}/p", {"min_size": 4})
+    assert exitstatus == "Could not set: min_size"
+    assert task_log(sim, upid)[-1] == ("error with 'osd pool set': mon_cmd failed - pool min_size must be between 1 "
+                                       "and size, which is set to 3")
+    # nopgchange guards pg_num only; pg_num_min is a pool option Ceph bounds by pg_num
+    sim.state.ceph["pools"]["p"]["nopgchange"] = 1
+    assert run(sim, "PUT", f"{POOL}/p", {"pg_num_min": 16})[1] == "OK" and status(sim, "p")["pg_num_min"] == 16
+    upid, exitstatus = run(sim, "PUT", f"{POOL}/p", {"pg_num_min": 256})
+    assert exitstatus == "Could not set: pg_num_min"
+    assert task_log(sim, upid)[-1] == ("error with 'osd pool set': mon_cmd failed - specified pg_num_min 256 > "
+                                       "pg_num 128")
+    upid, exitstatus = run(sim, "PUT", f"{POOL}/p", {"pg_num": 64})
+    assert exitstatus == "Could not set: pg_num"
+    assert task_log(sim, upid)[-1] == ("error with 'osd pool set': mon_cmd failed - pool pg_num change is disabled; "
+                                       "you must unset nopgchange flag for the pool first")
+    # a second application needs --yes-i-really-mean-it, which PVE never sends
+    upid, exitstatus = run(sim, "PUT", f"{POOL}/p", {"application": "cephfs"})
+    assert exitstatus == "Could not set: application"
+    assert task_log(sim, upid) == [
+        "pool p: applying application = cephfs",
+        "error with 'osd pool application enable': mon_cmd failed - Are you SURE? Pool 'p' already has an enabled "
+        "application; pass --yes-i-really-mean-it to proceed anyway"]
+    assert status(sim, "p", verbose=1)["application_list"] == ["rbd"]
 
 
 def test_destroy_and_late_refusal(sim):
@@ -251,9 +307,16 @@ def test_managers(sim):
     upid, exitstatus = run(sim, "DELETE", "/nodes/node1/ceph/mgr/node1")
     assert exitstatus == "OK" and ":cephdestroymgr:mgr.node1:" in upid
     assert [m["state"] for m in ok(sim, "GET", "/nodes/node1/ceph/mgr")] == ["active", "standby"]
+    assert task_log(sim, upid) == [
+        "disabling service 'ceph-mgr@node1.service'", "stopping service 'ceph-mgr@node1.service'",
+        "removing manager directory '/var/lib/ceph/mgr/ceph-node1'", "removing authkeys for mgr.node1"]
     exists = "ceph manager directory '/var/lib/ceph/mgr/ceph-node2' already exists"
     assert run(sim, "POST", "/nodes/node1/ceph/mgr/node2")[1] == exists
-    assert run(sim, "POST", "/nodes/node1/ceph/mgr/node1")[1] == "OK"
+    upid, exitstatus = run(sim, "POST", "/nodes/node1/ceph/mgr/node1")
+    assert exitstatus == "OK" and task_log(sim, upid) == [
+        "creating manager directory '/var/lib/ceph/mgr/ceph-node1'", "creating keys for 'mgr.node1'",
+        "setting owner for directory", "enabling service 'ceph-mgr@node1.service'",
+        "starting service 'ceph-mgr@node1.service'"]
     assert ok(sim, "GET", "/nodes/node1/ceph/mgr")[-1] == {
         "name": "node1", "host": "node1", "addr": "node1:6801", "state": "standby"}
 
@@ -281,8 +344,49 @@ def test_cephfs_needs_a_standby_mds(sim):
         "ceph pools 'cephfs_data' and/or 'cephfs_metadata' already exist\n")
     assert sim.request("POST", "/nodes/node1/ceph/fs/other")[1]["message"] == (
         "no standby Metadata Server (MDS) found!\n")
-    assert run(sim, "DELETE", "/nodes/node1/ceph/mds/node1")[1] == "OK"
+    upid, exitstatus = run(sim, "DELETE", "/nodes/node1/ceph/mds/node1")
+    assert exitstatus == "OK" and task_log(sim, upid) == [
+        "disabling service 'ceph-mds@node1.service'", "stopping service 'ceph-mds@node1.service'",
+        "removing ceph-mds directory '/var/lib/ceph/mds/ceph-node1'", "removing ceph auth for 'mds.node1'"]
     assert ok(sim, "GET", "/nodes/node1/ceph/mds") == []
+
+
+def test_mds_logs_and_a_delete_on_another_node_warns(sim):
+    upid, exitstatus = run(sim, "POST", "/nodes/node1/ceph/mds/node1")
+    assert exitstatus == "OK" and task_log(sim, upid) == [
+        "creating MDS directory '/var/lib/ceph/mds/ceph-node1'", "creating keys for 'mds.node1'",
+        "setting ceph as owner for service directory", "enabling service 'ceph-mds@node1.service'",
+        "starting service 'ceph-mds@node1.service'"]
+    # the directory lives on node1: destroy_mds warns and still deletes the auth key
+    upid, exitstatus = run(sim, "DELETE", "/nodes/node2/ceph/mds/node1", node="node2")
+    assert exitstatus == "WARNINGS: 1"
+    assert "cannot cleanup MDS node1 directory, '/var/lib/ceph/mds/ceph-node1' not found" in task_log(
+        sim, upid, "node2")
+
+
+def test_cephfs_storage_id_in_use_is_refused_before_the_task(sim):
+    run(sim, "POST", "/nodes/node1/ceph/mds/node1")
+    ok(sim, "POST", "/storage", {"storage": "cephfs", "type": "dir", "path": "/srv/x"})
+    assert sim.request("POST", "/nodes/node1/ceph/fs/cephfs", {"add-storage": 1}) == (
+        500, {"data": None, "message": "storage ID 'cephfs' already defined\n"})
+    assert "cephfs_data" not in sim.state.ceph["pools"]
+
+
+def test_cephfs_failure_cleans_up_the_pools_it_made(sim, monkeypatch):
+    run(sim, "POST", "/nodes/node1/ceph/mds/node1")
+    real = ceph_daemons.create_pool
+
+    def failing(state, name, settings, log=None, **kw):
+        if name.endswith("_metadata"):
+            raise die("Could not set: pg_num")
+        return real(state, name, settings, log, **kw)
+
+    monkeypatch.setattr(ceph_daemons, "create_pool", failing)
+    upid, exitstatus = run(sim, "POST", "/nodes/node1/ceph/fs/cephfs")
+    assert exitstatus == "Could not set: pg_num"
+    assert task_log(sim, upid)[-2:] == ["Encountered error after creating at least one pool",
+                                        "cleaning up left over pool 'cephfs_data'"]
+    assert "cephfs_data" not in sim.state.ceph["pools"]
 
 
 # -- ZFS ------------------------------------------------------------------------------------
@@ -309,6 +413,31 @@ def test_zfs_create_list_detail_delete(sim):
     assert ok(sim, "GET", ZFS) == [] and "tank" not in sim.state.storage
     missing = "command '/sbin/zpool status -P tank' failed: exit code 1\n"
     assert sim.request("GET", f"{ZFS}/tank")[1]["message"] == missing
+    assert run(sim, "DELETE", f"{ZFS}/tank", node="node2")[1] == "command 'zpool destroy tank' failed: exit code 1"
+
+
+def test_zfs_create_log_names_the_vdevs_and_the_import_unit(sim):
+    by_id = [sim.state.disks["node2"][f"/dev/sd{x}"]["by_id"] for x in "bcde"]
+    form = {"name": "z-pool", "raidlevel": "draid", "devices": ",".join(by_id), "draid-config": "data=2,spares=1"}
+    upid, exitstatus = run(sim, "POST", ZFS, form, node="node2")
+    assert exitstatus == "OK" and task_log(sim, upid, "node2") == [
+        f"# /sbin/zpool create -o ashift=12 z-pool draid:2d:1s {' '.join(by_id)}",
+        "# /sbin/zfs set compression=on z-pool", "# systemctl enable zfs-import@z\\x2dpool.service"]
+
+
+def test_zfs_add_storage_creates_or_extends_the_storage(sim):
+    ok(sim, "POST", "/storage", {"storage": "tank", "type": "zfspool", "pool": "tank", "nodes": "node1"})
+    upid, exitstatus = run(sim, "POST", ZFS, {"name": "tank", "raidlevel": "single", "devices": "/dev/sdb",
+                                              "add_storage": 1}, node="node2")
+    assert exitstatus == "OK" and sim.state.storage["tank"]["nodes"] == {"node1", "node2"}
+    assert task_log(sim, upid, "node2")[-1] == "Added 'node2' to nodes for storage 'tank'"
+    refused = {"name": "tank", "raidlevel": "single", "devices": "/dev/sdb", "add_storage": 1}
+    assert sim.request("POST", "/nodes/node1/disks/zfs", refused) == (
+        500, {"data": None, "message": "Storage ID 'tank' already exists on node node1\n"})
+    ok(sim, "POST", "/storage", {"storage": "other", "type": "dir", "path": "/srv/o", "nodes": "node1"})
+    assert sim.request("POST", ZFS, dict(refused, name="other", devices="/dev/sdc")) == (
+        500, {"data": None, "message": "Option 'type' (zfspool) does not match existing storage configuration "
+                                       "'dir'\n"})
 
 
 def test_zfs_refusals_before_the_task(sim):
@@ -326,6 +455,11 @@ def test_zfs_refusals_before_the_task(sim):
         ({"name": "zb", "raidlevel": "draid", "devices": "/dev/sdc,/dev/sdd,/dev/sde",
           "draid-config": "data=2,spares=1"},
          "At least 4 disks needed for current dRAID config"),
+        # verify_blockdev_path: abs_path resolves a bare name against the daemon's cwd, /
+        ({"name": "zb", "raidlevel": "single", "devices": "sdc"}, "got unusual device path '/sdc'"),
+        ({"name": "zb", "raidlevel": "single", "devices": "/nowhere/sdc"},
+         "failed to get absolute path to /nowhere/sdc"),
+        ({"name": "zb", "raidlevel": "single", "devices": "/dev/sdz"}, "not a valid block device"),
     ]
     for form, message in cases:
         assert sim.request("POST", ZFS, form) == (500, {"data": None, "message": message + "\n"}), form

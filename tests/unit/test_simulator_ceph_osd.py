@@ -61,6 +61,12 @@ def run(sim, method, path, form=None, node="node1"):
     return upid, task(sim, upid, node)
 
 
+def task_log(sim, upid, node="node1"):
+    """The task's log lines without the closing TASK line."""
+    quoted = urllib.parse.quote(upid, safe="")
+    return [line["t"] for line in ok(sim, "GET", f"/nodes/{node}/tasks/{quoted}/log", {"limit": 0})][:-1]
+
+
 def as_root(sim, method, path, form=None):
     """root@pam with a ticket: the only caller a method without permissions lets through."""
     ctx = ssl.create_default_context(cafile=sim.ca_path)
@@ -130,6 +136,9 @@ def test_create_osd_by_id_link_marks_the_disk(sim, cluster):
     upid, status = root_task(sim, "POST", OSD, {"dev": "/dev/disk/by-id/ata-SIM_SSD_node1_0",
                                                 "crush-device-class": "nvme"})
     assert status == "OK" and ":cephcreateosd:sdb:root@pam:" in upid
+    # OSD.pm's and wipe_blockdev's prints, then ceph-volume's last line
+    assert task_log(sim, upid) == ["create OSD on /dev/sdb (bluestore)", "wiping block device /dev/sdb",
+                                   "--> ceph-volume lvm create successful for: /dev/sdb"]
     new = osds(sim)[6]
     assert (new["host"], new["status"], new["in"], new["device_class"]) == ("node1", "up", 1, "nvme")
     row = disk(sim, "/dev/sdb")
@@ -193,7 +202,8 @@ def test_out_in_and_unknown_osd(sim, cluster):
 
 
 def test_destroy_refusals_in_pve_order(sim, cluster):
-    belongs = "OSD osd.{} does not belong to node node1! at /usr/share/perl5/PVE/API2/Ceph/OSD.pm line 866.\n"
+    # a die without newline: Perl's suffix names destroyosd's die, line 1008 at pve-manager 14a22df3
+    belongs = "OSD osd.{} does not belong to node node1! at /usr/share/perl5/PVE/API2/Ceph/OSD.pm line 1008.\n"
     assert as_root(sim, "DELETE", f"{OSD}/42")[1]["message"] == belongs.format(42)
     assert as_root(sim, "DELETE", f"{OSD}/2")[1]["message"] == belongs.format(2)  # osd.2 is node2's
     assert as_root(sim, "DELETE", f"{OSD}/0")[1]["message"] == "osd is in use (in == 1)\n"
@@ -220,7 +230,11 @@ def test_destroy_keeps_the_lvm_unless_cleanup(sim, cluster):
     for osd_id in (6, 7):
         ok(sim, "POST", f"{OSD}/{osd_id}/out")
         run(sim, "POST", "/nodes/node1/ceph/stop", {"service": f"osd.{osd_id}"})
-    root_task(sim, "DELETE", f"{OSD}/6")
+    upid = root_task(sim, "DELETE", f"{OSD}/6")[0]
+    assert task_log(sim, upid) == [
+        "destroy OSD osd.6", "Remove osd.6 from the CRUSH map", "Remove the osd.6 authentication key.",
+        "Remove OSD osd.6", "Remove osd.6 mclock max capacity iops settings from config",
+        "--> Zapping successful for OSD: 6"]
     row = disk(sim, "/dev/sdb")
     assert (row["used"], row["osdid"], row["osdid-list"]) == ("LVM", -1, None)
     root_task(sim, "DELETE", f"{OSD}/7", {"cleanup": 1})
@@ -310,8 +324,15 @@ def test_mon_create_and_refusals(sim, cluster):
 def test_first_monitor_also_makes_the_manager(sim, cluster):
     cluster.ceph["mons"].clear()
     cluster.ceph["mgrs"].clear()
-    run(sim, "POST", f"{MON}/node1")
+    upid = run(sim, "POST", f"{MON}/node1")[0]
     assert [m["name"] for m in ok(sim, "GET", "/nodes/node1/ceph/mgr")] == ["node1"]
+    # createmon's prints around monmaptool's first line, then createmgr's
+    assert task_log(sim, upid) == [
+        "creating new monitor keyring", "monmaptool: monmap file /tmp/monmap",
+        "created the first monitor, assume it's safe to disable insecure global ID reclaim for new setup",
+        "Configuring keyring for ceph-crash.service", "creating manager directory '/var/lib/ceph/mgr/ceph-node1'"]
+    upid = run(sim, "POST", f"{MON}/extra", {"mon-address": "10.0.1.9"})[0]
+    assert task_log(sim, upid) == ["monmaptool: monmap file /tmp/monmap"]
 
 
 def test_mon_destroy_and_refusals(sim, cluster):

@@ -137,7 +137,6 @@ def test_settle_timeout_zero_reads_back_once():
     (live_pool(application_list=['cephfs']), dict(size=2), 'belongs to a CephFS'),
     (live_pool(application_list=['mgr']), dict(state='absent', confirm_removal=True), 'Ceph manager'),
     (live_pool(nosizechange='1'), dict(min_size=1), 'nosizechange'),
-    (live_pool(nopgchange='1'), dict(pg_num_min=16), 'nopgchange'),
 ])
 def test_what_the_live_pool_forbids_is_refused_before_any_write(live, declared, why):
     client = Ceph(live)
@@ -151,6 +150,13 @@ def test_a_locked_pool_is_fine_while_nothing_locked_drifts():
     reconcile(client, ceph_pool.FAMILY, params(ceph_pool.FAMILY, node='node1', name='rbd', size=3,
                                                pg_autoscale_mode='on'))
     assert client.writes() == [('PUT', '/nodes/node1/ceph/pool/rbd', {'pg_autoscale_mode': 'on'})]
+
+
+def test_nopgchange_does_not_hold_back_pg_num_min():
+    # Ceph's nopgchange guards pg_num/pgp_num only (OSDMonitor prepare_command_pool_set); pg_num_min goes through
+    client = Ceph(live_pool(nopgchange='1'))
+    reconcile(client, ceph_pool.FAMILY, params(ceph_pool.FAMILY, node='node1', name='rbd', pg_num_min=16))
+    assert client.writes() == [('PUT', '/nodes/node1/ceph/pool/rbd', {'pg_num_min': '16'})]
 
 
 def test_the_manager_pool_and_removal_without_confirmation_are_refused_before_any_request():

@@ -19,7 +19,9 @@ from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import
 # Pools Ceph or another family owns: adopting one would let a pool declaration resize or remove them.
 OWNED_BY = {'mgr': 'the Ceph manager (.mgr)', 'cephfs': 'a CephFS (declare it with homeflare.proxmox.ceph_fs)'}
 # The pool flags Ceph checks before a change (PVE answers them as "0"/"1").
-GUARDS = (('nosizechange', ('size', 'min_size')), ('nopgchange', ('pg_num_min',)))
+# Ceph's pool flags that refuse a change of managed options (OSDMonitor prepare_command_pool_set). nopgchange
+# guards pg_num and pgp_num, neither of them managed: pg_num_min is only bounded by pg_num.
+GUARDS = (('nosizechange', ('size', 'min_size')),)
 
 
 class CephPoolFamily(ClusterWideFamily):

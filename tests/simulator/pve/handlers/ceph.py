@@ -22,11 +22,16 @@
      "mons": {id: {"host"}}, "osds": {id: {"id", "host", "device_class", "in", "up"}}}  # seeded, not served yet
 
 * A missing pool is Ceph's answer to ``osd pool get``, a plain 500:
-  ``error with 'osd pool get': mon_cmd failed - unrecognized pool '<name>'``.
+  ``error with 'osd pool get': mon_cmd failed - unrecognized pool '<name>'``; a set on a missing pool
+  dies with the same words (set_pool asks ``osd pool get`` before it sets anything).
 * Create over an existing pool is not refused: Ceph's ``osd pool create`` answers "already exists"
-  with success and ``set_pool`` then applies the settings (pg_num included: a PG merge).
-* Each setting is its own mon command; the failed ones are printed and the task dies
-  ``Could not set: <keys>`` (Tools.pm ``set_pool``), ``size`` applied first.
+  with success (PVE prints nothing of it) and ``set_pool`` then applies the settings (pg_num included:
+  a PG merge).
+* Each setting is its own mon command; a value equal to what ``osd pool get`` read before the loop is
+  skipped (``skipping 'size', did not change``), the failed ones are printed and the task dies
+  ``Could not set: <keys>`` (Tools.pm ``set_pool``), ``size`` applied first. The refusals are Ceph's
+  (src/mon/OSDMonitor.cc prepare_command_pool_set, _command_pool_application, _check_remove_pool) behind
+  PVE::RADOS's ``error with '<command>': mon_cmd failed - `` (docs/simulator.md lists them as unverified).
 * Writes leave what Ceph already applied when the task dies half-way (no rollback, unlike a
   config-file write); ``state.task_outcomes`` still forces an exit status.
 * Destroy: an RBD storage on the pool with images refuses it unless ``force`` (``remove_storages``
@@ -44,6 +49,7 @@ from .base import route
 # None until a node runs `pveceph init`, then one dict for the cluster's Ceph (the shape above).
 register_slice("ceph", lambda: None)
 
+# Tools.pm check_ceph_installed('ceph_mon') (via check_ceph_inited) and check_ceph_configured
 NOT_INSTALLED = "binary not installed: /usr/bin/ceph-mon"
 NOT_CONFIGURED = "ceph not fully configured - missing '/etc/pve/priv/ceph.client.admin.keyring'"
 
@@ -145,18 +151,29 @@ def _on_read(state):
 
 def fork(ctx, node, typ, worker_id, work):
     """RPCEnvironment::fork_worker, finished at once. Unlike a config-file write nothing is rolled
-    back when the work dies: each mon command Ceph already took stays applied."""
+    back when the work dies: each mon command Ceph already took stays applied. A work that returns a
+    count of Perl ``warn``s ends ``WARNINGS: n``."""
     log = []
     try:
-        work(log)
-        exitstatus = "OK"
+        warnings = work(log)
+        exitstatus = f"WARNINGS: {warnings}" if warnings else "OK"
     except ApiError as err:
         exitstatus = err.stringify().rstrip("\n").split("\n")[0]
     return ctx.state.start_task(node, typ, worker_id, ctx.authid, exitstatus=exitstatus, log=log)
 
 
 def _unrecognized(name):
+    """Tools.pm get_pool_properties on a missing pool: Ceph's `osd pool get` refusal behind PVE::RADOS."""
     return die(f"error with 'osd pool get': mon_cmd failed - unrecognized pool '{name}'")
+
+
+class _MonRefusal(Exception):
+    """Ceph's status text for a refused mon command (OSDMonitor.cc); PVE::RADOS prefixes it."""
+
+
+def _perl_str(value):
+    """A number as Perl interpolates it ("$value"): 0.5, 1 (not 1.0)."""
+    return "%.15g" % value if isinstance(value, float) else str(value)
 
 
 # -- pool settings: Ceph's `osd pool set` / `osd pool application enable` --------------------
@@ -169,50 +186,86 @@ def _rule_id(ceph, name):
 
 
 def _setting_change(ceph, pool, name, key, value):
-    """One mon command: the changed fields, or raise the text Ceph answers."""
-    if pool is None:
-        raise die(f"mon_cmd failed - unrecognized pool '{name}'")
+    """One mon command (OSDMonitor.cc prepare_command_pool_set / _command_pool_application): the changed
+    fields, or raise the text Ceph answers."""
     if key == "application":
         apps = list(pool["applications"])
-        return {"applications": apps if value in apps else apps + [value]}
+        if value in apps:
+            return {}
+        if apps:  # PVE sends no --yes-i-really-mean-it
+            raise _MonRefusal(f"Are you SURE? Pool '{name}' already has an enabled application; pass "
+                              "--yes-i-really-mean-it to proceed anyway")
+        return {"applications": [value]}
     if key == "size":
         if pool["nosizechange"]:
-            raise die("mon_cmd failed - pool size change is disabled; you must unset nosizechange flag for the "
-                      "pool first")
+            raise _MonRefusal("pool size change is disabled; you must unset nosizechange flag for the pool first")
         # by default a new size resets min_size (https://tracker.ceph.com/issues/44862)
         return {"size": value, "min_size": value - value // 2}
     if key == "min_size":
+        if pool["nosizechange"]:
+            raise _MonRefusal("pool min size change is disabled; you must unset nosizechange flag for the pool "
+                              "first")
         size = pool["size"]
         if value > size or value < 1:
-            raise die(f"mon_cmd failed - pool min_size must be between 1 and size, which is set to {size}")
+            raise _MonRefusal(f"pool min_size must be between 1 and size, which is set to {size}")
         return {"min_size": value}
-    if key in ("pg_num", "pg_num_min"):
+    if key == "pg_num":
         if pool["nopgchange"]:
-            raise die("mon_cmd failed - pool pg_num change is disabled; you must unset nopgchange flag for the "
-                      "pool first")
-        return {key: value, "pgp_num": value} if key == "pg_num" else {key: value}
+            raise _MonRefusal("pool pg_num change is disabled; you must unset nopgchange flag for the pool first")
+        return {"pg_num": value, "pgp_num": value}
+    if key == "pg_num_min":  # a pool option: nopgchange does not guard it
+        if value > pool["pg_num"]:
+            raise _MonRefusal(f"specified pg_num_min {value} > pg_num {pool['pg_num']}")
+        return {"pg_num_min": value}
     if key == "crush_rule":
         rule_id = _rule_id(ceph, value)
         if rule_id is None:
-            raise die(f"mon_cmd failed - crush rule {value} does not exist")
+            raise _MonRefusal(f"crush rule {value} does not exist")
         return {"crush_rule": rule_id}
     return {key: value}
 
 
+def _pool_properties(ceph, pool):
+    """Tools.pm get_pool_properties (`osd pool get <pool> all`), the keys setpool can send: crush_rule by
+    name; the pool options only while set (Ceph unsets an option set to 0)."""
+    props = {key: pool[key] for key in ("size", "min_size", "pg_num", "pg_autoscale_mode")}
+    props["crush_rule"] = ceph["crush_rules"].get(pool["crush_rule"], str(pool["crush_rule"]))
+    for key in ("pg_num_min", "target_size_bytes", "target_size_ratio"):
+        if pool.get(key):
+            props[key] = pool[key]
+    return props
+
+
 def _set_pool(ceph, name, settings, log, pool=None):
-    """PVE::Ceph::Tools::set_pool: size first, then the rest sorted; the failed keys end the task."""
+    """PVE::Ceph::Tools::set_pool: the pool's type and properties first (a missing pool dies there),
+    size/crush_rule dropped for an erasure coded pool, then size first and the rest sorted; a value equal
+    to the property read before the loop is skipped; the failed keys end the task."""
     pool = pool if pool is not None else ceph["pools"].get(name)
-    view = dict(pool) if pool is not None else None
+    if pool is None:
+        raise _unrecognized(name)
+    settings = dict(settings)
+    if pool["type"] == 3:
+        for key in ("size", "crush_rule"):
+            if settings.get(key):
+                log.append(f"cannot set '{key}' for erasure coded pool")
+                del settings[key]
     keys = sorted(k for k in settings if k != "size")
     if "size" in settings:
         keys.insert(0, "size")
+    current = _pool_properties(ceph, pool)
+    view = dict(pool)
     changes, failed = {}, []
     for key in keys:
-        log.append(f"pool {name}: applying {key} = {settings[key]}")
+        value = _perl_str(settings[key])
+        if key in current and value == _perl_str(current[key]):
+            log.append(f"skipping '{key}', did not change")
+            continue
+        log.append(f"pool {name}: applying {key} = {value}")
         try:
             change = _setting_change(ceph, view, name, key, settings[key])
-        except ApiError as err:  # printed, as PVE prints the mon error, and the next key is tried
-            log.append(f"error with 'osd pool set': {err.message}".rstrip("\n"))
+        except _MonRefusal as refusal:  # printed, as set_pool prints the mon error, and the next key is tried
+            command = "osd pool application enable" if key == "application" else "osd pool set"
+            log.append(f"error with '{command}': mon_cmd failed - {refusal}")
             failed.append(key)
             continue
         view.update(change)
@@ -250,11 +303,9 @@ def create_pool(state, name, settings, log=None, pool_type=1, ec_profile=None):
             pool["erasure_code_profile"] = ec_profile
         ceph["next_pool_id"] += 1
         ceph["pools"][name] = pool
-    else:
-        log.append(f"pool '{name}' already exists")
     changes, failed = _set_pool(ceph, name, settings, log)
     pool.update(changes)
-    if failed:
+    if failed:  # Tools.pm set_pool
         raise die(f"Could not set: {', '.join(sorted(failed))}")
 
 
@@ -265,7 +316,9 @@ def _rbd_storages(state, pool):
 
 
 def _add_storage(state, name, pool, data_pool=None):
-    """Pool.pm $add_storage (API2::Storage::Config create)."""
+    """Pool.pm $add_storage (API2::Storage::Config create), its error wrapped by createpool: "adding PVE
+    storage for ceph pool '$name' failed: $@" around Config.pm's "create storage failed: storage ID
+    '$storeid' already defined" (lock_storage_config's "$errmsg: $err")."""
     if name in state.storage:
         raise die(f"adding PVE storage for ceph pool '{name}' failed: create storage failed: "
                   f"storage ID '{name}' already defined")
@@ -312,7 +365,7 @@ def _autoscale_status(name, pool):
 def pool_create(ctx, p):
     """Pool.pm createpool (task cephcreatepool)."""
     state = ctx.state
-    if not state.quorate():
+    if not state.quorate():  # pve-cluster Cluster.pm check_cfs_quorum
         raise die("cluster not ready - no quorum?")
     ceph = checked_ceph(state)
     name = p["name"]
@@ -323,7 +376,7 @@ def pool_create(ctx, p):
         add_storages = 1
     if add_storages:
         ctx.access.check(ctx.authid, "/storage", ["Datastore.Allocate"])
-        if not re.match(r"^[a-z][a-z0-9\-_.]*[a-z0-9]$", name, re.I):
+        if not re.match(r"^[a-z][a-z0-9\-_.]*[a-z0-9]$", name, re.I):  # Pool.pm createpool
             raise die("pool name contains characters which are illegal for storage naming")
     for key, default in (("pg_num", 128), ("size", 3), ("min_size", 2), ("application", "rbd"),
                          ("pg_autoscale_mode", "warn")):
@@ -430,11 +483,12 @@ def pool_delete(ctx, p):
         if not p.get("force"):
             for sid in sorted(storages):
                 log.append(f"checking storage '{sid}' for RBD images..")
-                if state.volumes.get(sid):
+                if state.volumes.get(sid):  # Pool.pm destroypool
                     raise die(f"ceph pool '{name}' still in use by storage '{sid}'")
         pool = ceph["pools"].get(name)
-        if pool is None:
+        if pool is None:  # get_pool_properties before destroy_pool
             raise _unrecognized(name)
+        # destroy_pool's `osd pool delete`, refused by OSDMonitor.cc _check_remove_pool in this order
         prefix = "error with 'osd pool delete': mon_cmd failed - "
         if any(name == fs["metadata_pool"] or name in fs["data_pools"] for fs in ceph["fs"].values()):
             raise die(f"{prefix}pool '{name}' is in use by CephFS")
@@ -491,7 +545,7 @@ def flags_update(ctx, p):
         for flag in sorted(FLAG_DESCRIPTIONS):
             if flag not in p or bool(p[flag]) == (_real_flag(flag) in ceph["flags"]):
                 continue
-            log.append(f"{'set' if p[flag] else 'unset'} {flag}")
+            log.append(f"{'set' if p[flag] else 'unset'} {flag}")  # Cluster/Ceph.pm set_flags
             _set_flag(ceph, flag, p[flag])
 
     return fork(ctx, ctx.node, "cephsetflags", "", work)

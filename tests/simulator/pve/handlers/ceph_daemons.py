@@ -13,6 +13,10 @@ the others standby; ``"mdss"``: MDS id -> {"host", "standby_replay"
   pools again. ``add-storage`` adds a ``cephfs`` storage (backup,iso,vztmpl).
 * A manager's directory lives on its node: creating an id that exists, or deleting one that is
   not on the node asked, fails inside the task with Services.pm's words.
+* Deleting an MDS whose directory is not on the node asked (another node's, or an unknown id) ends
+  ``WARNINGS: 1`` (Services.pm destroy_mds warns and goes on); ``auth del`` of an unknown MDS succeeds.
+* ``add-storage`` with a storage ID in use is refused before the fork (FS.pm createfs,
+  PVE::Storage::assert_sid_unused).
 * PVE 9's schema has no DELETE for a CephFS.
 """
 
@@ -37,7 +41,7 @@ def mgr_index(ctx, p):
 @route("POST", "/nodes/{node}/ceph/mgr/{id}")
 def mgr_create(ctx, p):
     """MGR.pm createmgr (task cephcreatemgr, id ``mgr.<id>``), Services.pm create_mgr."""
-    if ctx.state.ceph is None:
+    if ctx.state.ceph is None:  # Tools.pm check_ceph_installed('ceph_mgr')
         raise die("binary not installed: /usr/bin/ceph-mgr")
     ceph = checked_ceph(ctx.state, configured=False)
     mgr_id = p.get("id") or p["node"]
@@ -45,7 +49,9 @@ def mgr_create(ctx, p):
     def work(log):
         if mgr_id in ceph["mgrs"]:
             raise die(f"ceph manager directory '{_mgr_dir(mgr_id)}' already exists")
-        log.append(f"creating manager directory '{_mgr_dir(mgr_id)}'")
+        log += [f"creating manager directory '{_mgr_dir(mgr_id)}'", f"creating keys for 'mgr.{mgr_id}'",
+                "setting owner for directory", f"enabling service 'ceph-mgr@{mgr_id}.service'",
+                f"starting service 'ceph-mgr@{mgr_id}.service'"]
         ceph["mgrs"][mgr_id] = {"host": p["node"]}
 
     return fork(ctx, p["node"], "cephcreatemgr", f"mgr.{mgr_id}", work)
@@ -61,7 +67,8 @@ def mgr_delete(ctx, p):
         mgr = ceph["mgrs"].get(mgr_id)
         if mgr is None or mgr["host"] != p["node"]:
             raise die(f"ceph manager directory '{_mgr_dir(mgr_id)}' not found")
-        log.append(f"removing manager directory '{_mgr_dir(mgr_id)}'")
+        log += [f"disabling service 'ceph-mgr@{mgr_id}.service'", f"stopping service 'ceph-mgr@{mgr_id}.service'",
+                f"removing manager directory '{_mgr_dir(mgr_id)}'", f"removing authkeys for mgr.{mgr_id}"]
         del ceph["mgrs"][mgr_id]
 
     return fork(ctx, p["node"], "cephdestroymgr", f"mgr.{mgr_id}", work)
@@ -84,8 +91,8 @@ def mds_index(ctx, p):
 
 @route("POST", "/nodes/{node}/ceph/mds/{name}")
 def mds_create(ctx, p):
-    """MDS.pm createmds (task cephcreatemds, id ``mds.<id>``)."""
-    if ctx.state.ceph is None:
+    """MDS.pm createmds (task cephcreatemds, id ``mds.<id>``), Services.pm create_mds."""
+    if ctx.state.ceph is None:  # Tools.pm check_ceph_installed('ceph_mds')
         raise die("binary not installed: /usr/bin/ceph-mds")
     ceph = checked_ceph(ctx.state, configured=False)
     mds_id = p.get("name") or p["node"]
@@ -95,7 +102,9 @@ def mds_create(ctx, p):
     def work(log):
         if mds_id in ceph["mdss"]:
             raise die(f"MDS '{mds_id}' already referenced in ceph config, abort!")
-        log.append(f"creating MDS directory '/var/lib/ceph/mds/ceph-{mds_id}'")
+        log += [f"creating MDS directory '/var/lib/ceph/mds/ceph-{mds_id}'", f"creating keys for 'mds.{mds_id}'",
+                "setting ceph as owner for service directory", f"enabling service 'ceph-mds@{mds_id}.service'",
+                f"starting service 'ceph-mds@{mds_id}.service'"]
         ceph["mdss"][mds_id] = {"host": p["node"], "standby_replay": int(bool(p.get("hotstandby"))),
                                 "state": "up:standby"}
 
@@ -104,11 +113,19 @@ def mds_create(ctx, p):
 
 @route("DELETE", "/nodes/{node}/ceph/mds/{name}")
 def mds_delete(ctx, p):
-    """MDS.pm destroymds (task cephdestroymds): ``auth del`` of an unknown MDS succeeds too."""
+    """MDS.pm destroymds (task cephdestroymds), Services.pm destroy_mds: systemctl disable/stop, the
+    directory (a warning when it is not on this node), ``auth del`` (of an unknown MDS too)."""
     ceph = checked_ceph(ctx.state, configured=False)
-    mds_id = p["name"]
+    mds_id, node = p["name"], p["node"]
 
     def work(log):
+        service_dir = f"/var/lib/ceph/mds/ceph-{mds_id}"
+        log += [f"disabling service 'ceph-mds@{mds_id}.service'", f"stopping service 'ceph-mds@{mds_id}.service'"]
+        here = ceph["mdss"].get(mds_id, {}).get("host") == node
+        if here:
+            log.append(f"removing ceph-mds directory '{service_dir}'")
+        else:
+            log.append(f"cannot cleanup MDS {mds_id} directory, '{service_dir}' not found")
         log.append(f"removing ceph auth for 'mds.{mds_id}'")
         mds = ceph["mdss"].pop(mds_id, None)
         if mds and mds["state"] == "up:active":  # a standby takes over the rank
@@ -116,8 +133,9 @@ def mds_delete(ctx, p):
                 if other["state"] == "up:standby":
                     other.update(state="up:active", rank=mds["rank"])
                     break
+        return 0 if here else 1
 
-    return fork(ctx, p["node"], "cephdestroymds", f"mds.{mds_id}", work)
+    return fork(ctx, node, "cephdestroymds", f"mds.{mds_id}", work)
 
 
 @route("GET", "/nodes/{node}/ceph/fs")
@@ -144,7 +162,8 @@ def fs_create(ctx, p):
         raise die("no running Metadata Server (MDS) found!")
     if not any(mds["state"] == "up:standby" for mds in ceph["mdss"].values()):
         raise die("no standby Metadata Server (MDS) found!")
-    # PVE's sid check reads 'add_storage' while the parameter is 'add-storage': it never runs.
+    if p.get("add-storage") and name in state.storage:  # PVE::Storage::assert_sid_unused
+        raise die(f"storage ID '{name}' already defined")
 
     def work(log):
         created = []
@@ -159,6 +178,8 @@ def fs_create(ctx, p):
             log.append(f"configuring new CephFS '{name}'")
             ceph["fs"][name] = {"metadata_pool": metadata_pool, "data_pools": [data_pool]}
         except ApiError:
+            if created:
+                log.append("Encountered error after creating at least one pool")
             for pool in created:
                 log.append(f"cleaning up left over pool '{pool}'")
                 ceph["pools"].pop(pool, None)
@@ -168,7 +189,7 @@ def fs_create(ctx, p):
         standby.update(state="up:active", rank=0)
         if p.get("add-storage"):
             log.append(f"Adding '{name}' to storage configuration...")
-            if name in state.storage:
+            if name in state.storage:  # only when a storage appeared after the early check
                 raise die(f"adding storage for CephFS '{name}' failed, check log and add manually!\n"
                           f"create storage failed: storage ID '{name}' already defined")
             state.storage[name] = {"type": "cephfs", "content": {"backup", "iso", "vztmpl"}}

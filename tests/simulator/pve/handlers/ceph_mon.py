@@ -10,6 +10,10 @@ A monitor stopped with ``/ceph/stop`` (``"stopped"``, handlers/ceph_osd.py) drop
   ``mon-address`` hits its node's address), an existing id; destroy refuses an unknown id, a monitor
   whose directory is on another node, the last monitor.
 * The first monitor of a cluster also makes the node's manager, as createmon does.
+* The refusals are MON.pm's ($find_mon_ips, $assert_mon_prerequisites, $assert_mon_can_remove); inside
+  the ceph.conf lock they are re-asserted and surface unchanged (cfs_lock_file re-raises a code error).
+* The task log carries monmaptool's own first line (src/tools/monmaptool.cc, via run_command) and, for
+  the first monitor, createmon's prints.
 """
 
 import ipaddress
@@ -95,10 +99,14 @@ def mon_create(ctx, p):
 
     def work(log):
         _assert_can_create(state, ceph, mon_id, ips)
-        addrs = ",".join(f"v2:{ip}:3300,v1:{ip}:6789" for ip in ips)
-        log += ["monmaptool: monmap file /tmp/monmap", f"monmaptool: adding {mon_id} [{addrs}]"]
+        if first:
+            log.append("creating new monitor keyring")
+        log.append("monmaptool: monmap file /tmp/monmap")
         ceph["mons"][mon_id] = {"host": node, "addr": ips[0]}
-        if first and node not in ceph["mgrs"]:
+        if first:
+            log += ["created the first monitor, assume it's safe to disable insecure global ID reclaim for new "
+                    "setup", "Configuring keyring for ceph-crash.service"]
+        if first and node not in ceph["mgrs"]:  # MGR.pm createmgr, Services.pm create_mgr
             log.append(f"creating manager directory '/var/lib/ceph/mgr/ceph-{node}'")
             ceph["mgrs"][node] = {"host": node}
 

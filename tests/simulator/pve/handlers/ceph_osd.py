@@ -19,14 +19,18 @@ State (in ``state.ceph``, see handlers/ceph.py, and ``state.disks``, see handler
 * createosd / destroyosd have no permissions block: only root@pam (a ticket) passes, every API token
   (root@pam's too) gets 403.
 * destroyosd checks that the OSD is in this node's CRUSH host first, so an unknown id reads
-  "does not belong" (a die without newline: Perl appends the source line). Then "in", then "up".
+  "does not belong" (a die without newline: Perl appends `` at .../OSD.pm line 1008.``, the line in
+  pve-manager 14a22df3). Then "in", then "up".
+* Task logs: OSD.pm's prints, Diskmanage wipe_blockdev's, and the last line ceph-volume prints
+  (``--> ceph-volume lvm create successful for: <dev>``, ``--> Zapping successful for OSD: <id>``;
+  ceph-volume's own output, listed as unverified in docs/simulator.md).
 * ``state.task_outcomes[type]`` with an error text makes the task die before it changes anything.
 """
 
 import re
 import time
 
-from ...errors import die, param_exc
+from ...errors import die, die_at, param_exc
 from .base import route
 from .ceph import checked_ceph, fork
 from .zfs import resolve
@@ -34,7 +38,6 @@ from .zfs import resolve
 CEPH_VERSION = "19.2.3"
 CEPH_RELEASE = "squid"
 CEPH_VERSION_LONG = f"ceph version {CEPH_VERSION} (c92aebb279828e9c3c1f5d24613efca272649e62) {CEPH_RELEASE} (stable)"
-OSD_DIE_LINE = "at /usr/share/perl5/PVE/API2/Ceph/OSD.pm line 866."  # PVE 9.1's line of that die
 # Ceph's OSDMap::get_flag_string order; the last four are always set on a current cluster
 FLAG_ORDER = ("pauserd", "pausewr", "noup", "nodown", "noout", "noin", "nobackfill", "norebalance",
               "norecover", "noscrub", "nodeep-scrub", "notieragent", "nosnaptrim")
@@ -98,7 +101,8 @@ def _service_task(ctx, p, action):
             kind, ident = match.group(1), match.group(2)
             unit = f"ceph-{kind}@{ident}"
             # systemd stops an instance that is not running without complaint; starting one whose
-            # data directory is on another node fails in its pre-start script
+            # data directory is on another node fails in its pre-start script (run_command's words,
+            # pve-common PVE/Cmd.pm; systemctl's exit code 1 is assumed)
             if _daemon_host(ceph, kind, ident) != node:
                 if action == "start":
                     raise die(f"command '/bin/systemctl start {unit}' failed: exit code 1")
@@ -218,7 +222,7 @@ def disk_list(ctx, p):
 # -- OSDs -----------------------------------------------------------------------------------------
 
 def _no_such_osd(ceph, osd_id):
-    """OSD.pm $get_osd_status with an id."""
+    """OSD.pm $get_osd_status with an id: "no such OSD '$osdid'"."""
     osd = ceph["osds"].get(osd_id)
     if osd is None:
         raise die(f"no such OSD '{osd_id}'")
@@ -288,12 +292,12 @@ def osd_create(ctx, p):
         if not p.get(typ):
             continue
         dev = resolve(state, node, p[typ])
-        if dev in devs.values():
+        if dev in devs.values():  # OSD.pm createosd
             raise param_exc({typ: f"cannot chose '{dev}' for more than one type."})
         devs[typ] = dev
 
     def check_disks():
-        """$test_disk_requirements, before the fork and again inside it."""
+        """OSD.pm $test_disk_requirements, before the fork and again inside it."""
         if disk_usage(state, node, devs["dev"]):
             raise die(f"device '{devs['dev']}' is already in use")
         for typ in ("db_dev", "wal_dev"):
@@ -309,9 +313,8 @@ def osd_create(ctx, p):
         check_disks()
         disk = state.disks[node][dev]
         log.append(f"create OSD on {dev} (bluestore)")
-        log.append(f"wiping block device {dev}")
+        log.append(f"wiping block device {dev}")  # Diskmanage wipe_blockdev
         osd_id = next(i for i in range(len(ceph["osds"]) + 1) if i not in ceph["osds"])  # `osd new`: lowest free
-        log.append(f"Running command: /usr/bin/ceph-volume lvm create --data {dev}")
         ceph["osds"][osd_id] = {"id": osd_id, "host": node, "dev": dev,
                                 "device_class": p.get("crush-device-class") or disk.get("type", "ssd"),
                                 "in": int("noin" not in ceph["flags"]), "up": int("noup" not in ceph["flags"])}
@@ -335,9 +338,9 @@ def osd_metadata(ctx, p):
     ceph = ceph_services(state)
     osd_id, node = p["osdid"], p["node"]
     osd = ceph["osds"].get(osd_id)
-    if osd is None:
+    if osd is None:  # Ceph's `osd metadata` refusal (OSDMonitor.cc) behind PVE::RADOS
         raise die(f"error with 'osd metadata': mon_cmd failed - osd.{osd_id} does not exist")
-    if osd["host"] != node:
+    if osd["host"] != node:  # OSD.pm osddetails
         raise die(f"OSD '{osd_id}' does not exists on host '{node}'")
     addr = f"10.0.0.{state.nodes.get(node, {}).get('nodeid', 1)}"
     ports = 6800 + 4 * osd_id
@@ -365,8 +368,8 @@ def osd_destroy(ctx, p):
     ceph = ceph_services(state)
     osd_id, node = p["osdid"], p["node"]
     osd = ceph["osds"].get(osd_id)
-    if osd is None or osd["host"] != node:  # osd_belongs_to_node; its die has no newline
-        raise die(f"OSD osd.{osd_id} does not belong to node {node}! {OSD_DIE_LINE}")
+    if osd is None or osd["host"] != node:  # osd_belongs_to_node; the die has no newline: Perl's suffix
+        raise die_at(f"OSD osd.{osd_id} does not belong to node {node}!", "PVE/API2/Ceph/OSD.pm", 1008)
     if osd["in"]:
         raise die("osd is in use (in == 1)")
     if osd["up"]:
@@ -376,11 +379,12 @@ def osd_destroy(ctx, p):
     def work(log):
         _forced_failure(state, "cephdestroyosd")
         log += [f"destroy OSD {section}", f"Remove {section} from the CRUSH map",
-                f"Remove the {section} authentication key.", f"Remove OSD {section}"]
+                f"Remove the {section} authentication key.", f"Remove OSD {section}",
+                f"Remove {section} mclock max capacity iops settings from config"]
         del ceph["osds"][osd_id]
         disk = state.disks.get(node, {}).get(osd.get("dev"))
-        if disk is not None:
-            log.append(f"--> Zapping: {osd['dev']}")
+        if disk is not None:  # Tools.pm ceph_volume_zap: ceph-volume lvm zap --osd-id N [--destroy]
+            log.append(f"--> Zapping successful for OSD: {osd_id}")
             if p.get("cleanup"):  # zap --destroy removes the VG, pvremove the PV: the disk is free
                 disk["used"] = None
 

@@ -10,8 +10,12 @@ the order sent), "ashift", "compression", "draid-config"?, "state", "errors", "s
   refused while in use (``device '/dev/sdb' is already in use``) before the task starts; ZFS is
   then given the by-id link, so ``zpool status -P`` shows ``<by-id>-part1`` leaves.
 * The sanity checks (disk counts, dRAID minimum, an existing pool) die before the fork; ``zpool
-  create`` never runs. ``add_storage`` adds a ``zfspool`` storage limited to the node.
-* A missing pool: ``zpool status`` fails, so the read dies with run_command's words.
+  create`` never runs. ``add_storage`` goes through API2::Storage::Config create_or_update: a dry run
+  before the fork refuses a storage of that ID that already covers the node (or all nodes) or has
+  another type/pool; the task then adds a ``zfspool`` storage limited to the node, or adds the node to
+  an existing one's ``nodes``.
+* A missing pool: ``zpool status`` / ``zpool destroy`` fail, so the read or the task dies with
+  run_command's words (that zpool exits 1 for a missing pool is assumed).
 """
 
 from ...errors import die
@@ -50,13 +54,17 @@ def _disks(state, node):
 
 
 def resolve(state, node, path):
-    """PVE::Diskmanage::verify_blockdev_path: a by-id link resolves to its /dev/sdX."""
+    """PVE::Diskmanage::verify_blockdev_path: a by-id link resolves to its /dev/sdX. abs_path resolves a
+    relative name against the daemon's cwd, /; it fails only when a parent directory is missing, which
+    the simulator assumes for an absolute path outside /dev."""
     for dev, info in _disks(state, node).items():
         if path in (dev, info["by_id"]):
             return dev
+    if not path.startswith("/"):
+        raise die(f"got unusual device path '/{path}'")
     if not path.startswith("/dev/"):
         raise die(f"failed to get absolute path to {path}")
-    raise die("not a valid block device")
+    raise die("not a valid block device")  # assert_blockdev
 
 
 def _in_use(state, node, dev):
@@ -96,7 +104,7 @@ def pool_detail(ctx, p):
     """ZFS.pm detail: `zpool status -P <name>` parsed into a tree."""
     name = p["name"]
     pool = ctx.state.zfs_pools.get(p["node"], {}).get(name)
-    if pool is None:
+    if pool is None:  # run_command's "command '$cmdstr' failed: $err" (pve-common PVE/Cmd.pm)
         raise die(f"command '/sbin/zpool status -P {name}' failed: exit code 1")
     data = {"name": name, "state": pool["state"], "errors": pool["errors"], "leaf": 0,
             "children": [{"name": name, "state": pool["state"], "read": 0, "write": 0, "cksum": 0, "msg": "",
@@ -121,13 +129,12 @@ def pool_create(ctx, p):
     resolved = []
     for dev in devs:
         dev = resolve(state, node, dev)
-        if _in_use(state, node, dev):
+        if _in_use(state, node, dev):  # Diskmanage assert_disk_unused
             raise die(f"device '{dev}' is already in use")
         resolved.append(dev)
     if p.get("add_storage"):
         ctx.access.check(ctx.authid, "/storage", ["Datastore.Allocate"])
-        if name in state.storage:
-            raise die(f"storage ID '{name}' already defined")
+        _storage_create_or_update(state, name, node, dryrun=True)
     if name in state.zfs_pools.get(node, {}):
         raise die(f"pool '{name}' already exists on node '{node}'")
     count = len(resolved)
@@ -148,10 +155,15 @@ def pool_create(ctx, p):
         ashift = p.get("ashift", 12)
         if level == "raid10":
             vdev = [word for i in range(0, len(by_id), 2) for word in ("mirror", *by_id[i:i + 2])]
+        elif level.startswith("draid"):  # draid2:2d:1s
+            spec = level + (f":{draid['data']}d" if (draid or {}).get("data") else "") + \
+                (f":{draid['spares']}s" if (draid or {}).get("spares") else "")
+            vdev = [spec, *by_id]
         else:
             vdev = [by_id[0]] if level == "single" else [level, *by_id]
         log.append(f"# /sbin/zpool create -o ashift={ashift} {name} {' '.join(vdev)}")
         log.append(f"# /sbin/zfs set compression={p.get('compression', 'on')} {name}")
+        log.append(f"# systemctl enable zfs-import@{_escape_unit(name)}.service")  # PVE ships that unit
         size = sum(disks[dev]["size"] for dev in resolved)
         pool = {"raidlevel": level, "devices": resolved, "by_id": by_id, "ashift": ashift,
                 "compression": p.get("compression", "on"), "state": "ONLINE", "errors": "No known data errors",
@@ -160,10 +172,35 @@ def pool_create(ctx, p):
             pool["draid-config"] = p["draid-config"]
         state.zfs_pools.setdefault(node, {})[name] = pool
         if p.get("add_storage"):
-            state.storage[name] = {"type": "zfspool", "pool": name, "content": {"rootdir", "images"},
-                                   "nodes": {node}}
+            _storage_create_or_update(state, name, node, log=log)
 
     return run_task(ctx, node, "zfscreate", name, work)
+
+
+def _escape_unit(name):
+    """PVE::Systemd::escape_unit: only '-' is escaped (and '/' becomes '-')."""
+    return name.replace("-", "\\x2d").replace("/", "-")
+
+
+def _storage_create_or_update(state, sid, node, dryrun=False, log=None):
+    """API2::Storage::Config create_or_update with ZFS.pm's parameters (type zfspool, pool = the name,
+    verify 'pool'): refuse a storage that already covers this node or differs, else add the node."""
+    scfg = state.storage.get(sid)
+    if scfg is not None:
+        if not scfg.get("nodes") or node in scfg["nodes"]:
+            raise die(f"Storage ID '{sid}' already exists on node {node}")
+        for key, wanted in (("type", "zfspool"), ("pool", sid)):
+            # a zfspool storage always has a pool, so Config.pm's "is not configured" die is not reached
+            if scfg.get(key) != wanted:
+                raise die(f"Option '{key}' ({wanted}) does not match existing storage configuration "
+                          f"'{scfg.get(key)}'")
+    if dryrun:
+        return
+    if scfg is not None:
+        scfg["nodes"].add(node)
+        log.append(f"Added '{node}' to nodes for storage '{sid}'")
+    else:
+        state.storage[sid] = {"type": "zfspool", "pool": sid, "content": {"rootdir", "images"}, "nodes": {node}}
 
 
 @route("DELETE", "/nodes/{node}/disks/zfs/{name}")
@@ -176,7 +213,7 @@ def pool_delete(ctx, p):
 
     def work(log):
         pools = state.zfs_pools.get(node, {})
-        if name not in pools:
+        if name not in pools:  # ZFS.pm delete: run_command(['zpool', 'destroy', $name])
             raise die(f"command 'zpool destroy {name}' failed: exit code 1")
         del pools[name]
         if p.get("cleanup-config"):
