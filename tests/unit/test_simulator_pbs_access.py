@@ -245,6 +245,61 @@ def test_roles_list(sim):
     assert "Realm.Allocate" in roles["Admin"]["privs"]
 
 
+def test_remote_acl_paths_reach_the_remote_namespaces(sim):
+    """pbs-config check_acl_path (PBS 4): /remote/{remote}/{store}/{namespace}, namespaces up to 7 deep."""
+    userid = fresh()
+    sim.pbs_state.add_user(userid)
+    form = {"role": "RemoteSyncPushOperator", "auth-id": userid}
+    deepest = "/remote/r1/s1/" + "/".join(f"n{i}" for i in range(7))
+    assert sim.pbs_request("PUT", "/access/acl", dict(form, path=deepest)) == (200, {"data": None})
+    assert sim.pbs_request("PUT", "/access/acl", dict(form, path=deepest + "/n7")) == (
+        400, f"invalid acl path '{deepest}/n7'.")
+
+
+# pbs-api-types acl.rs (proxmox-rs f3305009a212): the bits in order, each role's set and doc comment
+PBS4_PRIVILEGES = [
+    "Sys.Audit", "Sys.Modify", "Sys.PowerManagement", "Datastore.Audit", "Datastore.Allocate",
+    "Datastore.Modify", "Datastore.Read", "Datastore.Verify", "Datastore.Backup", "Datastore.Prune",
+    "Permissions.Modify", "Remote.Audit", "Remote.Modify", "Remote.Read", "Remote.DatastoreBackup",
+    "Remote.DatastoreModify", "Remote.DatastorePrune", "Sys.Console", "Tape.Audit", "Tape.Modify", "Tape.Write",
+    "Tape.Read", "Realm.Allocate"]
+PBS4_ROLES = {
+    "Admin": (PBS4_PRIVILEGES, "Administrator"),
+    "Audit": (["Sys.Audit", "Datastore.Audit"], "Auditor"),
+    "NoAccess": ([], "Disable Access"),
+    "DatastoreAdmin": (["Datastore.Audit", "Datastore.Modify", "Datastore.Read", "Datastore.Verify",
+                        "Datastore.Backup", "Datastore.Prune"], "Datastore Administrator"),
+    "DatastoreReader": (["Datastore.Audit", "Datastore.Read", "Datastore.Verify"],
+                        "Datastore Reader (inspect datastore content and do restores)"),
+    "DatastoreBackup": (["Datastore.Backup"], "Datastore Backup (backup and restore owned backups)"),
+    "DatastorePowerUser": (["Datastore.Backup", "Datastore.Prune"],
+                           "Datastore PowerUser (backup, restore and prune owned backup)"),
+    "DatastoreAudit": (["Datastore.Audit"], "Datastore Auditor"),
+    "RemoteAudit": (["Remote.Audit"], "Remote Auditor"),
+    "RemoteAdmin": (["Remote.Audit", "Remote.Modify", "Remote.Read"], "Remote Administrator"),
+    "RemoteSyncOperator": (["Remote.Audit", "Remote.Read"], "Synchronization Operator"),
+    "RemoteSyncPushOperator": (["Remote.Audit", "Remote.DatastoreBackup"],
+                               "Synchronisation Operator (push direction)"),
+    "RemoteDatastorePowerUser": (["Remote.Audit", "Remote.DatastoreBackup", "Remote.DatastorePrune"],
+                                 "Remote Datastore Prune"),
+    "RemoteDatastoreAdmin": (["Remote.Audit", "Remote.DatastoreBackup", "Remote.DatastoreModify",
+                              "Remote.DatastorePrune"], "Remote Datastore Admin"),
+    "TapeAudit": (["Tape.Audit"], "Tape Auditor"),
+    "TapeAdmin": (["Tape.Audit", "Tape.Modify", "Tape.Write", "Tape.Read"], "Tape Administrator"),
+    "TapeOperator": (["Tape.Audit", "Tape.Write", "Tape.Read"], "Tape Operator"),
+    "TapeReader": (["Tape.Audit", "Tape.Read"], "Tape Reader"),
+}
+
+
+def test_privileges_and_roles_are_pbs4s(sim):
+    from simulator.pbs.auth import PRIVILEGES
+    assert list(PRIVILEGES) == PBS4_PRIVILEGES
+    body = sim.pbs_request("GET", "/access/roles")[1]
+    # the Role enum's order; privs_to_priv_names lists a role's privileges in bit order
+    assert [(r["roleid"], r["privs"], r["comment"]) for r in body["data"]] == [
+        (roleid, privs, comment) for roleid, (privs, comment) in PBS4_ROLES.items()]
+
+
 # -- the permission model ------------------------------------------------------------------
 
 def test_token_without_privilege_gets_403(sim):

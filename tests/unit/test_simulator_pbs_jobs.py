@@ -15,7 +15,9 @@ if str(TESTS) not in sys.path:
 
 from simulator import fixtures  # noqa: E402
 from simulator.pbs.state import PbsState  # noqa: E402
-from simulator.pbs.handlers.jobs import drop_datastore_jobs, file_digest  # noqa: E402
+from simulator.pbs.handlers import Ctx  # noqa: E402
+from simulator.pbs.handlers.jobs import (  # noqa: E402
+    drop_datastore_jobs, file_digest, sync_job_modify_access, sync_job_read_access)
 
 # the module-scoped simulator and the autouse fault reset, bound here so pytest finds them
 sim = fixtures.sim
@@ -188,6 +190,176 @@ def test_sync_update_and_missing_job(sim):
     assert call(sim, "DELETE", path) == (404, f"job '{job_id}' does not exist.")
 
 
+@pytest.mark.parametrize("filters, error", [
+    (["group:vm/100", "exclude:group:ct/a.b"], None),
+    (["group:100"], "value does not match the regex pattern"),   # BACKUP_GROUP_SCHEMA: <type>/<id>
+    (["include:group:vm/"], "value does not match the regex pattern"),
+    (['type:l"xc'], 'invalid backup type "l\\"xc"'),             # {ty:?}: Rust Debug quoting
+])
+def test_sync_group_filter_values(sim, filters, error):
+    body = {"id": new_id("s"), "store": "store1", "remote": "rem1", "remote-store": "far", "group-filter": filters}
+    expected = (200, {"data": None}) if error is None else (
+        400, f"parameter verification failed - 'group-filter': {error}")
+    assert call(sim, "POST", "/config/sync", body) == expected
+
+
+def test_push_jobs_refuse_resync_corrupt(sim):
+    base = {"store": "store1", "remote": "rem1", "remote-store": "far", "sync-direction": "push"}
+    assert call(sim, "POST", "/config/sync", {"id": new_id("s"), **base, "resync-corrupt": 0}) == (
+        400, "push jobs do not support resync-corrupt option")
+    job_id = created(sim, "/config/sync", {"id": new_id("s"), **base})
+    path = f"/config/sync/{job_id}"
+    assert call(sim, "PUT", path, {"sync-direction": "push", "resync-corrupt": 1}) == (
+        400, "push jobs do not support resync-corrupt option")
+    # update_sync_job tests the update's own sync-direction, not the stored one
+    assert call(sim, "PUT", path, {"resync-corrupt": 1})[0] == 200
+    assert call(sim, "GET", path)[1]["data"]["resync-corrupt"] is True
+
+
+def test_sync_update_unmount_on_done_needs_run_on_mount(sim):
+    job_id = created(sim, "/config/sync", {"id": new_id("s"), "store": "store1", "remote": "rem1",
+                                           "remote-store": "far"})
+    path = f"/config/sync/{job_id}"
+    assert call(sim, "PUT", path, {"unmount-on-done": 1}) == (
+        400, "'unmount-on-done' can only be set when 'run-on-mount' is enabled")
+    assert call(sim, "PUT", path, {"unmount-on-done": 0})[0] == 200
+    assert call(sim, "PUT", path, {"unmount-on-done": 1, "run-on-mount": 1})[0] == 200
+
+
+# -- sync job access (src/api2/config/sync.rs check_sync_job_{read,modify}_access) ----------------
+
+def _access_state():
+    """sync.rs sync_job_access_test's acl.cfg (PBS 4: localstore2 holds DatastoreAudit too), plus push
+    grants on remote1/remotestore1."""
+    state = PbsState()
+    grants = [
+        ("/datastore/localstore1", ("read@pbs", "write@pbs"), "DatastoreAudit"),
+        ("/datastore/localstore1", ("write@pbs",), "DatastoreBackup"),
+        ("/datastore/localstore2", ("write@pbs",), "DatastoreAudit"),
+        ("/datastore/localstore2", ("write@pbs", "poweruser@pbs"), "DatastorePowerUser"),
+        ("/datastore/localstore3", ("write@pbs",), "DatastoreAdmin"),
+        ("/remote/remote1", ("read@pbs", "write@pbs"), "RemoteAudit"),
+        ("/remote/remote1/remotestore1", ("write@pbs", "poweruser@pbs"), "RemoteSyncOperator"),
+        ("/datastore/localstore1", ("pusher@pbs",), "DatastoreReader"),
+        ("/datastore/localstore2", ("pusher@pbs",), "DatastoreAudit"),
+        ("/datastore/localstore2", ("pusher@pbs",), "DatastoreBackup"),
+        ("/remote/remote1/remotestore1", ("pusher@pbs",), "RemoteSyncPushOperator"),
+        ("/remote/remote1/remotestore2", ("pusher@pbs",), "RemoteDatastorePowerUser"),
+        ("/remote/remote1/remotestore1/a", ("nsonly@pbs",), "RemoteSyncPushOperator"),
+        ("/datastore/localstore1", ("nsonly@pbs",), "DatastoreReader"),
+    ]
+    for path, ugids, role in grants:
+        for ugid in ugids:
+            state.acl_insert(path, ugid, role)
+    return state
+
+
+def _access(state, authid, job):
+    ctx = Ctx(state, authid, {}, {})
+    return sync_job_read_access(ctx, job), sync_job_modify_access(ctx, job)
+
+
+def test_pull_job_access_is_the_sources_test():
+    """sync.rs sync_job_access_test, assertion for assertion."""
+    state = _access_state()
+    job = {"id": "regular", "remote": "remote0", "remote-store": "remotestore1", "store": "localstore0",
+           "owner": "write@pbs"}
+    assert _access(state, "root@pam", job) == (True, True)          # no ACL needed
+    assert _access(state, "noperm@pbs", job) == (False, False)
+    assert _access(state, "read@pbs", job)[0] is False               # neither end readable
+    job["remote"] = "remote1"
+    assert _access(state, "read@pbs", job)[0] is False               # local end not readable
+    job.update(remote="remote0", store="localstore1")
+    assert _access(state, "read@pbs", job)[0] is False               # remote end not readable
+    job["store"] = "localstore0"
+    assert _access(state, "write@pbs", job)[1] is False
+    job.update(remote="remote0", store="localstore1")
+    assert _access(state, "write@pbs", job)[1] is False              # no Remote.Read on remote0
+    job["remote"] = "remote1"
+    assert _access(state, "read@pbs", job)[0] is True
+    for owner in ("read@pbs", None, "write@pbs"):
+        assert _access(state, "read@pbs", dict(job, owner=owner))[1] is False
+    assert _access(state, "write@pbs", job) == (True, True)
+    job["remove-vanished"] = True
+    assert _access(state, "write@pbs", job)[1] is False              # Datastore.Prune missing
+    job["store"] = "localstore2"
+    assert _access(state, "write@pbs", job)[1] is True
+    assert _access(state, "write@pbs", dict(job, owner="read@pbs"))[1] is False   # owner change: Modify
+    assert _access(state, "write@pbs", dict(job, owner=None))[1] is False         # root@pam too
+    job["store"] = "localstore3"
+    assert _access(state, "write@pbs", dict(job, owner="read@pbs"))[1] is True
+    assert _access(state, "write@pbs", dict(job, owner=None))[1] is True
+
+
+def test_pull_job_modify_needs_datastore_audit():
+    """PBS 4's job visibility check: DatastorePowerUser (Backup and Prune, no Audit) is not enough."""
+    state = _access_state()
+    job = {"id": "j", "remote": "remote1", "remote-store": "remotestore1", "store": "localstore2",
+           "owner": "poweruser@pbs"}
+    assert _access(state, "poweruser@pbs", job) == (False, False)
+    state.acl_insert("/datastore/localstore2", "poweruser@pbs", "DatastoreAudit")
+    assert _access(state, "poweruser@pbs", job) == (False, True)     # reading needs Remote.Audit on /remote/remote1
+
+
+def test_local_pull_job_access():
+    state = _access_state()
+    job = {"id": "j", "remote-store": "localstore1", "store": "localstore3", "owner": "write@pbs"}
+    assert _access(state, "write@pbs", job) == (True, True)          # no remote: no Remote.Read
+    assert _access(state, "write@pbs", dict(job, **{"remote-store": "elsewhere"})) == (False, True)
+
+
+def test_push_job_access():
+    state = _access_state()
+    job = {"id": "p", "remote": "remote1", "remote-store": "remotestore1", "store": "localstore1",
+           "owner": "someone@pbs", "sync-direction": "push"}
+    # Remote.Audit on /remote/remote1/remotestore1, but no Remote.DatastoreBackup
+    assert _access(state, "write@pbs", job) == (True, False)
+    # Datastore.Read on the source: ownership does not matter
+    assert _access(state, "pusher@pbs", job) == (True, True)
+    assert _access(state, "pusher@pbs", dict(job, **{"remove-vanished": True})) == (True, False)
+    assert _access(state, "pusher@pbs", dict(job, **{"remove-vanished": True, "remote-store": "remotestore2"})) \
+        == (True, True)                                               # RemoteDatastorePowerUser: DatastorePrune
+    # no Datastore.Read: Datastore.Backup, and Datastore.Modify unless the caller owns the job
+    backup = dict(job, store="localstore2")
+    assert _access(state, "pusher@pbs", backup) == (True, False)
+    assert _access(state, "pusher@pbs", dict(backup, owner="pusher@pbs")) == (True, True)
+    assert _access(state, "pusher@pbs", dict(backup, owner="pusher@pbs!tok")) == (True, True)
+    for path, role in (("/datastore/localstore2", "DatastoreAudit"), ("/datastore/localstore2", "DatastoreBackup"),
+                       ("/remote/remote1/remotestore1", "RemoteSyncPushOperator")):
+        state.acl_insert(path, "pusher@pbs!tok", role)
+    # a token does not own its user's job
+    assert _access(state, "pusher@pbs!tok", dict(backup, owner="pusher@pbs")) == (True, False)
+    # a store the caller cannot audit
+    assert _access(state, "pusher@pbs", dict(job, store="localstore3")) == (False, False)
+    # no remote: neither read nor modify (Remote must always be present for push)
+    assert _access(state, "root@pam", {k: v for k, v in job.items() if k != "remote"}) == (False, False)
+
+
+def test_push_job_access_covers_the_remote_namespace():
+    state = _access_state()
+    job = {"id": "p", "remote": "remote1", "remote-store": "remotestore1", "store": "localstore1",
+           "sync-direction": "push", "remote-ns": "a/b"}
+    assert _access(state, "nsonly@pbs", job) == (True, True)          # granted on .../remotestore1/a, propagated
+    assert _access(state, "nsonly@pbs", dict(job, **{"remote-ns": "c"})) == (False, False)
+    assert _access(state, "nsonly@pbs", {k: v for k, v in job.items() if k != "remote-ns"}) == (False, False)
+
+
+def test_push_job_denied_over_http(sim):
+    state = sim.pbs_state
+    secret = state.add_token("pushdeny@pbs", "t")
+    with state.lock:
+        for ugid in ("pushdeny@pbs", "pushdeny@pbs!t"):
+            state.acl_insert("/datastore/store1", ugid, "DatastoreReader")
+            state.acl_insert("/remote/rem1", ugid, "RemoteSyncOperator")
+    token = ("pushdeny@pbs!t", secret)
+    body = {"id": new_id("s"), "store": "store1", "remote": "rem1", "remote-store": "far", "sync-direction": "push"}
+    assert sim.pbs_request("POST", "/config/sync", body, token=token) == (400, "permission check failed")
+    with state.lock:
+        for ugid in ("pushdeny@pbs", "pushdeny@pbs!t"):
+            state.acl_insert("/remote/rem1", ugid, "RemoteSyncPushOperator")
+    assert sim.pbs_request("POST", "/config/sync", body, token=token) == (200, {"data": None})
+
+
 # -- remotes ---------------------------------------------------------------------------------
 
 def test_remote_password_is_never_returned(sim):
@@ -244,12 +416,30 @@ def test_remote_refusals(sim):
 
 # -- datastore removal -------------------------------------------------------------------------
 
-def test_drop_datastore_jobs_keeps_push_jobs_and_other_stores():
+def test_drop_datastore_jobs_takes_both_directions_and_keeps_other_stores():
+    """PBS 4.1.1 ("fix push sync jobs cleanup on datastore destroy"): push jobs of the store go too."""
     state = PbsState()
     state.prune_jobs.update({"p1": {"id": "p1", "store": "gone", "schedule": "daily"},
                              "p2": {"id": "p2", "store": "kept", "schedule": "daily"}})
     state.verify_jobs["v1"] = {"id": "v1", "store": "gone"}
     state.sync_jobs.update({"s1": {"id": "s1", "store": "gone", "remote-store": "x"},
-                            "s2": {"id": "s2", "store": "gone", "remote-store": "x", "sync-direction": "push"}})
+                            "s2": {"id": "s2", "store": "gone", "remote-store": "x", "sync-direction": "push"},
+                            "s3": {"id": "s3", "store": "kept", "remote-store": "gone"}})
     drop_datastore_jobs(state, "gone")
-    assert (list(state.prune_jobs), list(state.verify_jobs), list(state.sync_jobs)) == (["p2"], [], ["s2"])
+    assert (list(state.prune_jobs), list(state.verify_jobs), list(state.sync_jobs)) == (["p2"], [], ["s3"])
+
+
+@pytest.mark.parametrize("keep", [False, True])
+def test_datastore_delete_drops_its_acl_subtree(sim, keep):
+    name, ugid = new_id("ds"), new_id("acl") + "@pbs"
+    state = sim.pbs_state
+    with state.lock:
+        state.datastores[name] = {"path": f"/mnt/{name}"}
+        state.acl_insert(f"/datastore/{name}", ugid, "DatastoreAudit")
+        state.acl_insert(f"/datastore/{name}/ns1", ugid, "DatastoreBackup")
+        state.acl_insert(f"/datastore/{name}x", ugid, "DatastoreAudit")
+    form = {"keep-job-configs": 1} if keep else None
+    assert call(sim, "DELETE", f"/config/datastore/{name}", form)[0] == 200
+    paths = {e["path"] for e in state.acl if e["ugid"] == ugid}
+    expected = {f"/datastore/{name}x"} | ({f"/datastore/{name}", f"/datastore/{name}/ns1"} if keep else set())
+    assert paths == expected

@@ -329,11 +329,30 @@ def test_matcher_target_must_be_an_endpoint(sim, method, path, form):
 @pytest.mark.parametrize("form, message", [
     ({"match-field": "type=gc"}, "could not apply filter: invalid match-field statement: type=gc"),
     ({"match-severity": "info,fatal"}, "invalid severity fatal"),
-    ({"match-calendar": "whenever"}, "could not parse schedule: unable to parse daily duration 'whenever'"),
+    # proxmox-time parse_complete_line: the innermost nom VerboseError entry, Debug-printed
+    ({"match-calendar": "whenever"},
+     "could not parse schedule: unable to parse daily duration at 'whenever' - Context(\"weekday\")"),
 ])
 def test_matcher_values_rust_refuses(sim, form, message):
     assert pbs(sim, "POST", f"{BASE}/matchers", {"name": "mx", **form})[:2] == (400, message)
     assert pbs(sim, "PUT", f"{BASE}/matchers/default-matcher", form)[:2] == (400, message)
+
+
+@pytest.mark.parametrize("span, problem", [
+    ("8:00-17:00", None),
+    ("sat,sun 10-14", None),
+    ("mon..fri 8-17:30", None),
+    ("8-", "at '' - Nom(Digit)"),
+    ("25-3", "at '-3' - Context(\"time value too large\")"),
+    ("10-9", "at '9' - Context(\"end time before start time\")"),
+    ("8-9x", "at 'x' - Nom(Eof)"),
+    ("8:75-9", "at ':75-9' - Nom(Tag)"),           # opt(): a bad minute is left unparsed
+    ("mon,xyz 8-9", "at ',xyz 8-9' - Nom(Digit)"),  # separated_list1 stops before a bad item
+    (" 8-9", "at ' 8-9' - Nom(Digit)"),             # no trimming
+])
+def test_daily_duration_errors_are_the_nom_parsers(span, problem):
+    from simulator.pbs.handlers.notifications import daily_duration_error
+    assert daily_duration_error(span) == (problem and f"unable to parse daily duration {problem}")
 
 
 def test_missing_matcher(sim):

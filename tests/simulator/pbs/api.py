@@ -19,7 +19,10 @@ Ported from proxmox-rs ``proxmox-rest-server`` (``rest.rs``, ``formatter.rs``),
   after the prefix). Another scheme (a PVE header) is "no credentials"; the
   token id is parsed like ``Authid::from_str`` (``=secret`` after the id ->
   ``invalid token name``); unknown/disabled -> ``user account or token disabled
-  or expired.``; wrong secret -> ``invalid credentials``.
+  or expired.``; a secret not UTF-8 once percent-decoded -> ``failed to decode
+  API token header``; wrong secret -> ``invalid credentials``. The
+  ``authentication failed - <why>`` body is proxmox-rest-server's up to 1.0.3
+  (PBS 4.1.0/4.1.1); 1.0.4 and later answer ``authentication failed`` only.
 * Permissions (``auth.py``): after the route lookup and auth, the method's
   schema ``permissions`` are checked like proxmox-router ``check_api_permission``
   against acl.cfg (URI parameters only) -> 403 ``permission check failed``;
@@ -61,6 +64,13 @@ def _reason(status):
         return HTTPStatus(status).phrase
     except ValueError:
         return "Error"
+
+
+def _utf8_error(err):
+    """Rust ``core::str::Utf8Error`` Display (``valid_up_to`` and ``error_len`` as Python finds them)."""
+    if err.reason == "unexpected end of data":
+        return f"incomplete utf-8 byte sequence from index {err.start}"
+    return f"invalid utf-8 sequence of {err.end - err.start} bytes from index {err.start}"
 
 
 def plain(status, message, content_type=True):
@@ -145,7 +155,10 @@ class PbsApi:
                 raise PbsAuthError("user account or token disabled or expired.")
             if not sep:
                 raise PbsAuthError("failed to split API token header")
-            secret = urllib.parse.unquote(secret)
+            try:
+                secret = urllib.parse.unquote_to_bytes(secret).decode("utf-8")  # percent_decode_str
+            except UnicodeDecodeError:
+                raise PbsAuthError("failed to decode API token header") from None
             if token is None:
                 raise PbsAuthError("not an API token ID")
             if f"{userid}!{token}" not in state.tokens:
@@ -240,7 +253,7 @@ class PbsApi:
         try:
             text = req.body.decode("utf-8")
         except UnicodeDecodeError as err:
-            raise PbsError(400, f"Request body not uft8: {err}") from err
+            raise PbsError(400, f"Request body not uft8: {_utf8_error(err)}") from err
         if is_json:
             try:
                 params = json.loads(text) if text else {}

@@ -3,11 +3,17 @@
 Ported from proxmox-backup:
 
 * proxmox-auth-api ``Authid::from_str`` (``parse_authid``).
-* ``pbs-api-types/src/acl.rs``: the privilege bits (``PRIVILEGES``, in bit order) and the roles,
-  each a fixed set of privileges (``Admin`` = every bit).
+* ``pbs-api-types/src/acl.rs`` of PBS 4 (the ``proxmox`` repository, GitHub mirror proxmox/proxmox-rs,
+  commit f3305009a212 of 2026-05-25; pbs-api-types 1.0.18; the push-sync privileges and roles came
+  with 92b652935b0d "api types: define remote permissions and roles for push sync", 2024-11-11):
+  the privilege bits (``PRIVILEGES``, in bit order, ``Remote.Datastore{Backup,Modify,Prune}`` right
+  after ``Remote.Read``) and the roles, each a fixed set of privileges (``Admin`` = every bit), with
+  the ``Role`` enum's doc comments as their descriptions.
 * ``pbs-config/src/acl.rs``: ``AclTree::roles`` (roles along the path: propagating ones from the
   ancestors, every one on the last component, the most specific node wins, ``NoAccess`` alone)
-  and ``check_acl_path``.
+  and ``check_acl_path`` (PBS 4's, read in pve-loong64-port/proxmox-backup 0511b092d832, a port
+  that tracks proxmox-backup: ``/remote/{remote}/{store}/{namespace}`` and the ``s3-endpoint`` /
+  ``encryption-keys`` system paths).
 * ``pbs-config/src/cached_user_info.rs``: ``lookup_privs_details`` (root@pam -- never its tokens
   -- has everything; a token's privileges are the intersection with its owner's) and
   ``check_privs``.
@@ -171,7 +177,7 @@ def check_privs(state, authid, path, privs, partial=False):
 
 
 def check_acl_path(path):
-    """pbs-config acl.rs check_acl_path, with the PBS 4 paths its schema checks privileges on."""
+    """pbs-config acl.rs check_acl_path (PBS 4)."""
     comps = components([path])
     size = len(comps)
     allowed = size == 0
@@ -181,7 +187,7 @@ def check_acl_path(path):
     elif comps and comps[0] == "datastore":
         allowed = size <= 2 + MAX_NAMESPACE_DEPTH
     elif comps and comps[0] == "remote":
-        allowed = size <= 3
+        allowed = size <= 3 + MAX_NAMESPACE_DEPTH  # push jobs grant on the remote's namespaces
     elif comps and comps[0] == "system":
         allowed = size == 1 or (
             comps[1] in ("certificates", "disks", "log", "status", "tasks", "time", "notifications")

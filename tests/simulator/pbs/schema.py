@@ -14,6 +14,13 @@
   (got 0)``, ``value does not match the regex pattern`` ...). A
   ``ParameterError`` prints like the Rust one: ``parameter verification failed
   - 'name': <reason>`` or ``parameter verification failed:\\n- 'a': ...``.
+* A property-string value is checked like ``de::verify::verify``
+  (proxmox-schema ``de/verify.rs``, ``de/mod.rs``, ``property_string.rs`` of
+  proxmox-rs f3305009a212): ``duplicate key``, ``schema does not allow
+  additional properties`` (no period), ``not an integer: "x"``, ``schema
+  validation failed: <why>``, and the syntax errors ``unexpected end of
+  string`` / ``garbage after quoted string`` / ``unsupported escape
+  sequence``.
 
 The schema file is read from shared/ at runtime and never copied.
 """
@@ -78,9 +85,9 @@ class ParameterError(SchemaError):
             return ""
         if len(self.errors) == 1:
             name, err = self.errors[0]
-            return f"parameter verification failed - '{name}': {err}"
+            return f"parameter verification failed - '{name}': {err}".strip()
         lines = "".join(f"- '{name}': {err}\n" for name, err in self.errors)
-        return ("parameter verification failed:\n" + lines).strip()
+        return ("parameter verification failed:\n" + lines).strip()  # Display trims the message
 
 
 # -- regexes ------------------------------------------------------------------------
@@ -166,7 +173,7 @@ def check_string(schema, value):
         if value not in schema["enum"]:
             raise SchemaError(f"value '{value}' is not defined in the enumeration.")
     elif isinstance(schema.get("format"), dict):
-        parse_property_string(schema["format"], value)
+        verify_property_string(schema["format"], value)
 
 
 def parse_simple_value(schema, text):
@@ -191,49 +198,151 @@ def parse_simple_value(schema, text):
 
 # -- property strings -----------------------------------------------------------
 
-def _property_entries(text):
-    """proxmox-schema PropertyIterator: ``k=v`` / ``v`` entries, quoted values."""
-    pos = 0
-    while pos < len(text):
-        key = None
-        m = re.match(r"([^=,\"]+)=", text[pos:])
-        if m:
-            key = m.group(1).strip()
-            pos += m.end()
-        if text[pos:pos + 1] == '"':
-            end = pos + 1
-            value = []
-            while end < len(text) and text[end] != '"':
-                if text[end] == "\\" and end + 1 < len(text):
-                    end += 1
-                value.append(text[end])
-                end += 1
-            if end >= len(text):
-                raise SchemaError("unterminated quoted value")
-            value = "".join(value)
-            pos = end + 1
-            if pos < len(text) and text[pos] != ",":
-                raise SchemaError("garbage after quoted value")
+def rust_debug_str(text):
+    """``format!("{:?}", s)`` of a Rust ``&str``: in double quotes, with backslash, quote, newline, CR,
+    tab and NUL escaped and other control characters as ``u{hex}`` escapes."""
+    out = []
+    for char in text:
+        code = ord(char)
+        if char in _DEBUG_ESCAPES:
+            out.append(_DEBUG_ESCAPES[char])
+        elif code < 0x20 or code == 0x7f or 0x80 <= code < 0xa0:
+            out.append(f"\\u{{{code:x}}}")
         else:
-            end = text.find(",", pos)
-            end = len(text) if end < 0 else end
-            value = text[pos:end]
-            pos = end
-        pos += 1  # the comma
+            out.append(char)
+    return '"' + "".join(out) + '"'
+
+
+_DEBUG_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t", "\0": "\\0"}
+_QUOTED_ESCAPES = {'"': '"', "\\": "\\", "n": "\n"}
+
+
+def _next_property(data):
+    """property_string.rs ``next_property``: (key or None, value, rest). A key ends at the first ``=``
+    before any ``,``; a value is quoted (escaped quote, backslash and ``n``) or runs to the next ``,``."""
+    key = None
+    if not data.startswith('"'):
+        stops = [pos for pos in (data.find(","), data.find("=")) if pos >= 0]
+        if stops and data[min(stops)] == "=":
+            key, data = data[:min(stops)], data[min(stops) + 1:]
+        if not data.startswith('"'):
+            value, _comma, rest = data.partition(",")
+            return key, value, rest
+    value, data = _parse_quoted_string(data)
+    if data:
+        if not data.startswith(","):
+            raise SchemaError("garbage after quoted string")
+        data = data[1:]
+    return key, value, data
+
+
+def _parse_quoted_string(data):
+    """property_string.rs ``parse_quoted_string``: (unescaped value, rest after the closing quote)."""
+    out = []
+    pos = 1
+    while pos < len(data):
+        char = data[pos]
+        if char == '"':
+            return "".join(out), data[pos + 1:]
+        if char == "\\":
+            pos += 1
+            if pos == len(data):
+                break
+            if data[pos] not in _QUOTED_ESCAPES:
+                raise SchemaError("unsupported escape sequence")
+            char = _QUOTED_ESCAPES[data[pos]]
+        out.append(char)
+        pos += 1
+    raise SchemaError("unexpected end of string")
+
+
+def _property_entries(text):
+    """proxmox-schema PropertyIterator: (key or None, value) pairs."""
+    while text:
+        key, value, text = _next_property(text)
         yield key, value
 
 
 def parse_property_string(schema, text):
-    """Schema::parse_property_string for object schemas (a format dict)."""
+    """Schema::parse_property_string for object schemas (a format dict): the typed values."""
     pairs = []
     for key, value in _property_entries(text):
         if key is None:
             default_key = schema.get("default_key")
             if not default_key:
-                raise SchemaError("Value without key, but schema does not define a default key.")
+                raise SchemaError(f"Value '{value}' without key, but schema does not define a default key.")
             key = default_key
         pairs.append((key, value))
     return parse_parameter_strings(schema, pairs, True)
+
+
+def verify_property_string(schema, text):
+    """proxmox-schema ``de::verify::verify`` (what ``StringSchema::check_constraints`` runs for a
+    property-string format): a syntax error ends it with its own text; otherwise every key's problem
+    is collected (``duplicate key``, ``schema does not allow additional properties``, the value's
+    deserialization error) and then the missing required keys, as one ParameterError."""
+    props = schema.get("properties") or {}
+    required = {name for name, prop in props.items() if not prop.get("optional")}
+    seen = set()
+    errors = ParameterError()
+    for key, value in _property_entries(text):
+        if key is None:
+            key = schema.get("default_key")
+            if not key:
+                raise SchemaError("value without key, but schema does not define a default key")
+        prop = props.get(key)
+        if prop is None:
+            if not _additional(schema):
+                errors.push(key, SchemaError("schema does not allow additional properties"))
+            elif key in seen:
+                errors.push(key, SchemaError("duplicate key"))
+            seen.add(key)
+            continue
+        if not prop.get("optional"):
+            if key not in required:
+                errors.push(key, SchemaError("duplicate key"))
+            required.discard(key)
+        else:
+            if key in seen:
+                errors.push(key, SchemaError("duplicate key"))
+            seen.add(key)
+        try:
+            _deserialize_value(prop, value)
+        except SchemaError as err:
+            errors.push(key, err)
+    for name in sorted(required):
+        errors.push(name, SchemaError("property is missing and it is not optional"))
+    if errors.errors:
+        raise errors
+
+
+def _deserialize_value(schema, text):
+    """de/mod.rs SchemaDeserializer::deserialize_any for one property-string value: a value Rust cannot
+    parse says so, a failed constraint is ``schema validation failed: <why>``."""
+    typ = schema.get("type", "string")
+    if typ == "boolean":
+        try:
+            parse_boolean(text)
+        except SchemaError:
+            raise SchemaError(f"not a boolean: {rust_debug_str(text)}") from None
+        return
+    if typ == "null":
+        raise SchemaError("null")
+    try:
+        if typ == "integer":
+            value = _parse_int(text)
+        elif typ == "number":
+            value = _parse_float(text)
+    except SchemaError:
+        what = "an integer" if typ == "integer" else "a valid number"
+        raise SchemaError(f"not {what}: {rust_debug_str(text)}") from None
+    try:
+        if typ in ("integer", "number"):
+            _check_range(schema, value)
+        elif typ == "string":
+            check_string(schema, text)
+    except SchemaError as err:
+        raise SchemaError(f"schema validation failed: {err}") from None
 
 
 # -- objects -----------------------------------------------------------------------

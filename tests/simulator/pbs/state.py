@@ -141,6 +141,11 @@ class PbsState:
         key = (self.acl_path(path), ugid, ugid_type, roleid)
         self.acl = [e for e in self.acl if (e["path"], e["ugid"], e["ugid_type"], e["roleid"]) != key]
 
+    def acl_delete_node(self, path):
+        """AclTree::delete_node: every entry on ``path`` and below it."""
+        prefix = self.acl_path(path).rstrip("/") + "/"
+        self.acl = [e for e in self.acl if not (e["path"] + "/").startswith(prefix)]
+
     def acl_delete_authid(self, authid):
         self.acl = [e for e in self.acl if not (e["ugid_type"] == "user" and e["ugid"] == authid)]
 

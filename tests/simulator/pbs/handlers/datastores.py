@@ -111,6 +111,7 @@ def datastore_delete(ctx):
         raise PbsError(404, f"datastore '{name}' does not exist.")
     if not params.get("keep-job-configs"):
         drop_datastore_jobs(state, name)
+        state.acl_delete_node(f"/datastore/{name}")  # AclTree::delete_node: the subtree goes too
 
     def done():
         state.datastores.pop(name, None)

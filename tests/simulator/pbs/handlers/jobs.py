@@ -1,8 +1,11 @@
 """Prune, sync and verify jobs and remotes of a Proxmox Backup Server (issue 12).
 
 Ported from proxmox-backup ``src/api2/config/{prune,sync,verify,remote}.rs``,
-``pbs-api-types/src/jobs.rs`` (``*JobConfig::acl_path``, ``GroupFilter``) and
-proxmox-section-config ``SectionConfigData::lookup_json``:
+``pbs-api-types/src/jobs.rs`` (``*JobConfig::acl_path``, ``SyncJobConfig::remote_acl_path``,
+``GroupFilter``) and proxmox-section-config ``SectionConfigData::lookup_json``. The sync job
+routes follow PBS 4's ``src/api2/config/sync.rs`` with push jobs (read in
+pve-loong64-port/proxmox-backup 1bab5905d496, a port tracking proxmox-backup 4.x; the proxmox-backup
+mirror here is 3.2.4, from before push sync):
 
 * prune.cfg, sync.cfg, verification.cfg and remote.cfg are separate files, each
   with its own SHA-256 ``digest`` sibling on list **and** item reads.
@@ -13,8 +16,12 @@ proxmox-section-config ``SectionConfigData::lookup_json``:
 * Duplicates: ``parameter verification failed - 'id': job 'x' already exists.``
   (remote: ``'name': remote 'x' already exists.``).
 * The handlers' own privilege checks go through ``ctx.check_privs``, the list
-  filters and the sync-job checks through ``ctx.has_privs`` (``lookup_privs``);
-  a sync job the caller may not touch is 400 ``permission check failed``.
+  filters through ``ctx.has_privs``; the sync-job checks
+  (``check_sync_job_read_access`` / ``check_sync_job_modify_access``, per
+  ``sync-direction``) test single privileges of ``lookup_privs``; a sync job the
+  caller may not touch is 400 ``permission check failed``.
+* Push jobs refuse ``resync-corrupt`` (400 ``push jobs do not support
+  resync-corrupt option``).
 * Remote passwords are write-only: never in a list or read answer.
 * PBS checks neither that a job's datastore nor that a sync job's remote exists.
 
@@ -24,14 +31,17 @@ the plain ``password``. ``disable`` of a prune job is stored only when true.
 """
 
 import hashlib
+import re
 
+from ..auth import PRIV, lookup_privs
 from ..errors import PbsError
-from ..schema import ParameterError
+from ..schema import ParameterError, rust_debug_str
 from .base import Result, route
 
 MAX_NAMESPACE_DEPTH = 7
 _MODIFIED = "detected modified configuration - file changed by other user? Try again."
 _SYNC_DENIED = "permission check failed"
+_PUSH_RESYNC = "push jobs do not support resync-corrupt option"
 _ROOT = "root@pam"
 
 
@@ -254,49 +264,75 @@ def _direction(job):
     return job.get("sync-direction", "pull")
 
 
-def _sync_read_access(ctx, job):
-    """check_sync_job_read_access (push, whose source is not stored: the schema's description, with
-    PBS 4's privilege names)."""
-    local = acl_path(job["store"], job.get("ns"))
-    if not ctx.has_privs(local, ["Datastore.Audit"]):
+def _remote_acl_path(job):
+    """SyncJobConfig::remote_acl_path: ``/remote/{remote}/{remote-store}[/{remote-ns}]``, None without a
+    remote."""
+    if not job.get("remote"):
+        return None
+    namespace = job["remote-ns"].split("/") if job.get("remote-ns") else []
+    return ["remote", job["remote"], job["remote-store"]] + namespace
+
+
+def _holds(ctx, path, priv):
+    """``lookup_privs(auth_id, path) & PRIV != 0``."""
+    return bool(lookup_privs(ctx.state, ctx.authid, path) & PRIV[priv])
+
+
+def sync_job_read_access(ctx, job):
+    """check_sync_job_read_access: Datastore.Audit on the local store (and namespace) in both directions;
+    pull: Remote.Audit on /remote/{remote} (a local pull: Datastore.Audit on the source store); push:
+    Remote.Audit on the remote store and namespace, never without a remote."""
+    if not _holds(ctx, acl_path(job["store"], job.get("ns")), "Datastore.Audit"):
         return False
-    remote = job.get("remote")
     if _direction(job) == "push":
-        return ctx.has_privs(["remote", remote or "", job["remote-store"]], ["Remote.Audit"])
-    if remote:
-        return ctx.has_privs(["remote", remote], ["Remote.Audit"])
-    return ctx.has_privs(["datastore", job["remote-store"]], ["Datastore.Audit"])
+        target = _remote_acl_path(job)
+        return target is not None and _holds(ctx, target, "Remote.Audit")
+    if job.get("remote"):
+        return _holds(ctx, ["remote", job["remote"]], "Remote.Audit")
+    return _holds(ctx, ["datastore", job["remote-store"]], "Datastore.Audit")
 
 
 def _owns(authid, owner):
-    """The job's owner is the caller, or a token of the calling user; no owner means root@pam."""
+    """is_correct_owner (pbs-datastore check_backup_owner): the job's owner is the caller, or a token of
+    the calling user; no owner means root@pam."""
     if owner is None:
         return authid == _ROOT
     return owner == authid or ("!" in owner and "!" not in authid and owner.split("!")[0] == authid)
 
 
-def _sync_modify_access(ctx, job):
-    """check_sync_job_modify_access (push, whose source is not stored: the schema's description,
-    with PBS 4's privilege names Remote.DatastoreBackup / Remote.DatastorePrune)."""
+def sync_job_modify_access(ctx, job):
+    """check_sync_job_modify_access, per direction.
+
+    pull: Datastore.Audit and .Backup on the local store (and namespace), .Prune for remove-vanished,
+    .Modify unless the caller owns the job, Remote.Read on /remote/{remote}/{remote-store} (none for a
+    local pull). push: Remote.DatastoreBackup on the remote store (and namespace), .DatastorePrune for
+    remove-vanished, Datastore.Audit on the local store; then Datastore.Read suffices, else
+    Datastore.Backup, with .Modify unless the caller owns the job."""
     local = acl_path(job["store"], job.get("ns"))
-    remote_store = ["remote", job.get("remote") or "", job["remote-store"]]
+    remove_vanished = job.get("remove-vanished") is True
     owner_ok = _owns(ctx.authid, job.get("owner"))
     if _direction(job) == "push":
-        needed = [(remote_store, "Remote.DatastoreBackup"), (local, "Datastore.Audit"),
-                  (local, "Datastore.Read")]
-        if not owner_ok:
-            needed.append((local, "Datastore.Modify"))
-        if job.get("remove-vanished"):
-            needed.append((remote_store, "Remote.DatastorePrune"))
-    else:
-        needed = [(local, "Datastore.Backup")]
-        if job.get("remove-vanished"):
-            needed.append((local, "Datastore.Prune"))
-        if not owner_ok:
-            needed.append((local, "Datastore.Modify"))
-        if job.get("remote"):
-            needed.append((remote_store, "Remote.Read"))
-    return all(ctx.has_privs(path, [priv]) for path, priv in needed)
+        target = _remote_acl_path(job)
+        if target is None or not _holds(ctx, target, "Remote.DatastoreBackup"):
+            return False
+        if remove_vanished and not _holds(ctx, target, "Remote.DatastorePrune"):
+            return False
+        if not _holds(ctx, local, "Datastore.Audit"):
+            return False
+        if _holds(ctx, local, "Datastore.Read"):
+            return True
+        if not owner_ok and not _holds(ctx, local, "Datastore.Modify"):
+            return False
+        return _holds(ctx, local, "Datastore.Backup")
+    if not (_holds(ctx, local, "Datastore.Audit") and _holds(ctx, local, "Datastore.Backup")):
+        return False
+    if remove_vanished and not _holds(ctx, local, "Datastore.Prune"):
+        return False
+    if not owner_ok and not _holds(ctx, local, "Datastore.Modify"):
+        return False
+    if job.get("remote"):
+        return _holds(ctx, ["remote", job["remote"], job["remote-store"]], "Remote.Read")
+    return True
 
 
 def _check_sync_depth(job):
@@ -307,10 +343,14 @@ def _check_sync_depth(job):
 
 
 _GROUP_TYPES = ("vm", "ct", "host")
+# pbs-api-types GROUP_PATH_REGEX (BACKUP_GROUP_SCHEMA's pattern): ``<type>/<id>``
+_GROUP_PATH = re.compile(r"^(?:host|vm|ct)/[A-Za-z0-9_][A-Za-z0-9._\-]*\Z")
 
 
 def _check_group_filters(filters):
-    """GroupFilter::from_str (the schema's VerifyFn, which the schema file cannot carry)."""
+    """GroupFilter::from_str / FilterType::from_str (pbs-api-types jobs.rs, the schema's VerifyFn, which
+    the schema file cannot carry). A ``regex:`` value is not compiled: the Rust regex crate's texts
+    cannot be reproduced."""
     errors = ParameterError()
     for text in filters or []:
         prefix, sep, rest = text.partition(":")
@@ -323,7 +363,9 @@ def _check_group_filters(filters):
         elif kind not in ("group", "type", "regex"):
             errors.push("group-filter", f"expected 'group', 'type' or 'regex' prefix, got '{kind}'")
         elif kind == "type" and value not in _GROUP_TYPES:
-            errors.push("group-filter", f'invalid backup type "{value}"')
+            errors.push("group-filter", f"invalid backup type {rust_debug_str(value)}")
+        elif kind == "group" and not _GROUP_PATH.match(value):
+            errors.push("group-filter", "value does not match the regex pattern")
     if errors.errors:
         raise PbsError(400, str(errors))
 
@@ -333,7 +375,7 @@ def sync_list(ctx):
     """list_sync_jobs: one direction (default pull) or ``all``; read access filters."""
     wanted = ctx.params.get("sync-direction", "pull")
     jobs = [dict(job) for job in ctx.state.sync_jobs.values()
-            if wanted in ("all", _direction(job)) and _sync_read_access(ctx, job)]
+            if wanted in ("all", _direction(job)) and sync_job_read_access(ctx, job)]
     return Result(jobs, {"digest": _sync_digest(ctx.state)})
 
 
@@ -342,10 +384,12 @@ def sync_create(ctx):
     """create_sync_job."""
     config = dict(ctx.params)
     _check_group_filters(config.get("group-filter"))
-    if not _sync_modify_access(ctx, config):
+    if not sync_job_modify_access(ctx, config):
         raise PbsError(400, _SYNC_DENIED)
     if not config.get("remote") and config["store"] == config["remote-store"]:
         raise PbsError(400, "source and target datastore can't be the same")
+    if _direction(config) == "push" and "resync-corrupt" in config:
+        raise PbsError(400, _PUSH_RESYNC)
     _check_sync_depth(config)
     if config["id"] in ctx.state.sync_jobs:
         _already_exists("id", f"job '{config['id']}' already exists.")
@@ -356,23 +400,28 @@ def sync_create(ctx):
 def sync_read(ctx):
     """read_sync_job."""
     job = _lookup(ctx.state.sync_jobs, "sync", ctx.params["id"])
-    if not _sync_read_access(ctx, job):
+    if not sync_job_read_access(ctx, job):
         raise PbsError(400, _SYNC_DENIED)
     return Result(dict(job), {"digest": _sync_digest(ctx.state)})
 
 
 @route("PUT", "/config/sync/{id}")
 def sync_update(ctx):
-    """update_sync_job."""
+    """update_sync_job: the resync-corrupt refusal looks at the update's own ``sync-direction`` (not the
+    job's), ``unmount-on-done`` needs ``run-on-mount`` on the updated job."""
     state, params = ctx.state, ctx.params
     _check_group_filters(params.get("group-filter"))
     _check_digest(params, _sync_digest(state))
     data = dict(_lookup(state.sync_jobs, "sync", params["id"]))
+    if params.get("sync-direction") == "push" and "resync-corrupt" in params:
+        raise PbsError(400, _PUSH_RESYNC)
     _delete(data, params)
     _trimmed_comment(data, params)
     _apply(data, params, {"id", "delete", "digest", "comment"})
+    if params.get("unmount-on-done") and data.get("run-on-mount") is not True:
+        raise PbsError(400, "'unmount-on-done' can only be set when 'run-on-mount' is enabled")
     _check_sync_depth(data)
-    if not _sync_modify_access(ctx, data):
+    if not sync_job_modify_access(ctx, data):
         raise PbsError(400, _SYNC_DENIED)
     state.sync_jobs[params["id"]] = data
 
@@ -385,7 +434,7 @@ def sync_delete(ctx):
     job = state.sync_jobs.get(params["id"])
     if job is None:
         raise PbsError(404, f"job '{params['id']}' does not exist.")
-    if not _sync_modify_access(ctx, job):
+    if not sync_job_modify_access(ctx, job):
         raise PbsError(400, _SYNC_DENIED)
     del state.sync_jobs[params["id"]]
 
@@ -455,11 +504,11 @@ def remote_delete(ctx):
 # -- datastore removal (src/api2/config/datastore.rs delete_datastore) ---------------------
 
 def drop_datastore_jobs(state, store):
-    """The jobs ``delete_datastore`` removes unless ``keep-job-configs``: verify and prune jobs
-    of the store, and pull sync jobs into it (``list_config_sync_jobs`` defaults to pull)."""
-    for jobs in (state.verify_jobs, state.prune_jobs):
+    """The jobs ``delete_datastore`` removes unless ``keep-job-configs``: verify and prune jobs of the
+    store and its sync jobs of both directions (``list_config_sync_jobs(.., Some(ListSyncDirection::All))``
+    since PBS 4.1.1, "api: config: fix push sync jobs cleanup on datastore destroy"; read in
+    pve-loong64-port/proxmox-backup 1bab5905d496 src/api2/config/datastore.rs). PBS deletes them
+    through the list and delete handlers, i.e. as the caller; here every one goes."""
+    for jobs in (state.verify_jobs, state.prune_jobs, state.sync_jobs):
         for job_id in [j for j, job in jobs.items() if job["store"] == store]:
             del jobs[job_id]
-    for job_id in [j for j, job in state.sync_jobs.items()
-                   if job["store"] == store and _direction(job) == "pull"]:
-        del state.sync_jobs[job_id]
