@@ -16,8 +16,8 @@ import secrets
 import time
 import urllib.parse
 
-from .errors import AuthFailure, die, perm_exc
-from .formats import TOKENID_RE, USERID_RE, split_list
+from .errors import AuthFailure, die, die_at, perm_exc
+from .formats import TOKENID_RE, USERID_RE, FormatError, split_list, verify_username
 from .privileges import VALID_PRIVS
 
 TICKET_LIFETIME = 7200
@@ -257,9 +257,11 @@ class Access:
             return True
         if test == "userid-param":
             userid = params.get("userid") or ""
+            try:  # Auth/Plugin.pm verify_username: too short, too long, or not a user name
+                verify_username(userid)
+            except FormatError as err:
+                raise die(err.message) from err
             m = USERID_RE.match(userid)
-            if not m:
-                raise die(f"value '{userid}' does not look like a valid user name")
             sub = check[1]
             if sub == "self":
                 if not self.check_user_exist(userid, noerr):
@@ -272,13 +274,14 @@ class Access:
             if sub == "Realm.AllocateUser":
                 return self.check(authid, f"/access/realm/{m.group(2)}",
                                   ["Realm.AllocateUser"], noerr)
-            raise die("unknown userid-param test")
+            raise die_at("unknown userid-param test", "PVE/RPCEnvironment.pm", 536)
         if test == "perm-modify":
             path = normalize_path(template_replace(check[1], params))
             if path is None:
                 return False
             return self.check_perm_modify(authid, path, noerr)
-        raise die("unknown permission test")
+        # pve-access-control 5ccd07d: RPCEnvironment.pm exec_api2_perm_check dies without "\n"
+        raise die_at("unknown permission test", "PVE/RPCEnvironment.pm", 545)
 
     def check_api2_permissions(self, perm, authid, params):
         """RPCEnvironment::check_api2_permissions."""
@@ -401,7 +404,9 @@ class Authenticator:
         return api_token, ticket, headers.get("CSRFPreventionToken")
 
     def verify_token(self, api_token):
-        """AccessControl::verify_token; any failure -> 401."""
+        """AccessControl::verify_token; any failure -> 401 ``Authentication failed!`` (pve-manager HTTPServer.pm
+        auth_handler, which also dies ``No ticket``; the CSRF refusal is pve-common Ticket.pm
+        verify_csrf_prevention_token)."""
         m = re.match(r"^(.*)=(.*)$", api_token or "", re.S)
         if not m:
             raise AuthFailure("Authentication failed!")

@@ -244,7 +244,7 @@ VALIDATION = [
      {"content": "invalid format - invalid content type 'floppy'\n"}),
     ("POST", "/access/users", {"userid": "a@pve", "expire": "-1"},
      {"expire": "value must have a minimum value of 0"}),
-    ("PUT", "/access/roles/x", {"append": "1"}, {"privs": "missing property - 'append' requires this property"}),
+    ("PUT", "/access/roles/x", {"append": "1"}, {"privs": "missing property required by 'append'"}),
 ]
 
 

@@ -234,6 +234,53 @@ def test_a_missing_token_is_pves_typed_absence_a_missing_user_a_refusal(sim):
         reconcile(client(sim), api_token.FAMILY, dict(declared, userid='nobody@pve'))
 
 
+def test_a_token_update_may_delete_only_its_comment(sim):
+    sim.state.add_user('ci4@pve')
+    sim.state.add_token('ci4@pve', 'deploy', privsep=1, expire=4102444800, comment='CI')
+    # User.pm update_token_info: $deletable holds comment alone; raise_param_exc under the user.cfg lock
+    assert refused(sim, 'PUT', '/access/users/ci4@pve/token/deploy', {'delete': 'expire'}) == (
+        500, "updating token info failed: 400 Parameter verification failed.\ndelete: unknown option 'expire'\n",
+        None)
+    assert ok(sim, 'PUT', '/access/users/ci4@pve/token/deploy', {'delete': 'comment'}) == {
+        'privsep': 1, 'expire': 4102444800}
+
+
+@pytest.mark.parametrize('userid, message', [
+    ('ab', "user name 'ab' is too short\n"),
+    ('u' * 61 + '@pve', "user name '%s@pve' is too long (65 > 64)\n" % ('u' * 61)),
+    ('norealm', "value 'norealm' does not look like a valid user name\n"),
+])
+def test_the_userid_param_check_dies_with_verify_username_s_text(sim, userid, message):
+    # RPCEnvironment.pm exec_api2_perm_check runs before the parameters are verified
+    assert refused(sim, 'DELETE', '/access/users/' + userid)[:2] == (500, message)
+
+
+def test_internal_permission_tests_die_with_perl_s_location():
+    from simulator.auth import Access
+    from simulator.errors import ApiError
+    from simulator.pve.state import ClusterState
+    access = Access(ClusterState())
+    for check, message in ((['bogus'], 'unknown permission test at /usr/share/perl5/PVE/RPCEnvironment.pm line 545.\n'),
+                           (['userid-param', 'other'],
+                            'unknown userid-param test at /usr/share/perl5/PVE/RPCEnvironment.pm line 536.\n')):
+        with pytest.raises(ApiError) as caught:
+            access.exec_perm_check(check, 'someone@pve', {'userid': 'someone@pve'})
+        assert (caught.value.status, caught.value.message) == (500, message)
+
+
+def test_root_pam_can_be_deleted_and_reads_back_enabled():
+    from simulator import Simulator
+    with Simulator(members=1) as own:
+        own.state.users['root@pam']['firstname'] = 'Super'
+        own.state.passwords['root@pam'] = 'RootPw-1'
+        assert own.request('DELETE', '/access/users/root@pam')[0] == 200
+        # userconfig_force_defaults: an enabled root@pam, nothing else; PAM keeps the password
+        assert own.state.users['root@pam'] == {'enable': 1, 'expire': 0, 'groups': set(), 'tokens': {}}
+        assert own.state.passwords['root@pam'] == 'RootPw-1'
+        # root's tokens lived in its user.cfg entry: the simulator's own token went with it
+        assert own.request('GET', '/version')[0] == 401
+
+
 @pytest.mark.parametrize('values, message', [
     (dict(userid='ci@pve', tokenid='deploy', privsep=True), 'option expire is required'),
     (dict(userid='ci@pve', tokenid='deploy', expire=0), 'option privsep is required'),
@@ -287,7 +334,9 @@ def test_an_smtp_endpoint_keeps_its_password_apart_and_its_lists_in_order(sim):
         sim, 'GET', '/cluster/notifications/endpoints/smtp/mail1')
     status, message, _errors = refused(sim, 'PUT', '/cluster/notifications/endpoints/smtp/mail1',
                                        {'delete': 'server'})
-    assert status == 500 and message.startswith('unknown variant `server`, expected one of `author`')
+    # perlmod cannot deserialize the delete argument: it croaks serde's message (the enum's variants in order)
+    assert (status, message) == (500, 'error: unknown variant `server`, expected one of `author`, `comment`, '
+                                      '`disable`, `mailto`, `mailto-user`, `password`, `port`, `username`\n')
     assert refused(sim, 'PUT', '/cluster/notifications/endpoints/smtp/mail1', {'delete': 'mailto'})[:2] == (
         400, 'must at least provide one recipient, either in mailto or in mailto-user\n')
     # a comma-joined list is one item (a user-name-shaped one): PVE needs repeated keys
@@ -329,6 +378,38 @@ def test_a_webhook_answers_its_secrets_names_only(sim):
         400, "header 'X' does not have valid base64 encoded data\n")
 
 
+@pytest.mark.parametrize('header, message', [
+    ('Content-Type', 'error: value without key, but schema does not define a default key\n'),
+    ('name=X,foo=YQ==', 'error: unknown key "foo"\n'),
+    ('value=YQ==', 'error: missing field `name`\n'),
+    ('name=X,name=Y', 'error: duplicate field `name`\n'),
+])
+def test_a_webhook_property_string_perlmod_cannot_deserialize_dies_with_its_text(sim, header, message):
+    form = {'name': 'hook9', 'url': 'https://h', 'method': 'post', 'header': header}
+    assert refused(sim, 'POST', '/cluster/notifications/endpoints/webhook', form)[:2] == (500, message)
+
+
+def test_an_endpoint_update_s_arguments_are_deserialized_before_anything_is_looked_at(sim):
+    ok(sim, 'POST', '/cluster/notifications/endpoints/webhook', {'name': 'hook8', 'url': 'https://h', 'method': 'post'})
+    stale = {'digest': '0' * 64}
+    # a header without value: proxmox-notify's 400; an empty value is valid base64
+    assert refused(sim, 'PUT', '/cluster/notifications/endpoints/webhook/hook8', {'header': 'name=X'})[:2] == (
+        400, "header 'X' has empty value\n")
+    ok(sim, 'PUT', '/cluster/notifications/endpoints/webhook/hook8', {'header': 'name=X,value='})
+    # the updater and delete are deserialized first: their errors win over a stale digest and a missing endpoint
+    assert refused(sim, 'PUT', '/cluster/notifications/endpoints/webhook/hook8', dict(stale, header='X'))[:2] == (
+        500, 'error: value without key, but schema does not define a default key\n')
+    assert refused(sim, 'PUT', '/cluster/notifications/endpoints/gotify/nothere', dict(stale, delete='url'))[:2] == (
+        500, 'error: unknown variant `url`, expected `comment` or `disable`\n')
+    assert refused(sim, 'PUT', '/cluster/notifications/endpoints/sendmail/mail-to-root', {'delete': 'bcc'})[:2] == (
+        500, 'error: unknown variant `bcc`, expected one of `author`, `comment`, `disable`, `from-address`, '
+             '`mailto`, `mailto-user`\n')
+    assert refused(sim, 'PUT', '/cluster/notifications/matchers/default-matcher', dict(stale, delete='name'))[:2] == (
+        500, 'error: unknown variant `name`, expected one of `comment`, `disable`, `invert-match`, '
+             '`match-calendar`, `match-field`, `match-severity`, `mode`, `target`\n')
+    ok(sim, 'DELETE', '/cluster/notifications/endpoints/webhook/hook8')
+
+
 def test_an_endpoint_a_matcher_names_cannot_go_and_the_digest_guards_writes(sim):
     ok(sim, 'POST', '/cluster/notifications/endpoints/sendmail', {'name': 'mail2', 'mailto': 'a@x.org'})
     ok(sim, 'POST', '/cluster/notifications/matchers', {'name': 'route2', 'target': 'mail2'})
@@ -356,9 +437,23 @@ def test_a_matcher_is_stored_as_proxmox_notify_writes_it(sim):
 
 
 @pytest.mark.parametrize('form, answer', [
-    ({'match-field': 'type=vzdump'}, (500, 'invalid match-field statement: type=vzdump\n')),
-    ({'match-severity': 'fatal'}, (500, 'invalid severity fatal\n')),
-    ({'match-calendar': 'weekdays'}, (500, "could not parse schedule: unable to parse daily duration 'weekdays'\n")),
+    ({'match-field': 'type=vzdump'}, (500, 'error: could not apply filter: invalid match-field statement: '
+                                           'type=vzdump\n')),
+    ({'match-severity': 'fatal'}, (500, 'error: invalid severity fatal\n')),
+    # the binding's arguments in order: the severities are deserialized before the field statements
+    ({'match-field': 'type=vzdump', 'match-severity': 'info, fatal'}, (500, 'error: invalid severity fatal\n')),
+    ({'match-calendar': 'weekdays'}, (500, 'error: could not parse schedule: unable to parse daily duration at '
+                                           '\'weekdays\' - Context("weekday")\n')),
+    ({'match-calendar': 'mon..fri 8'}, (500, 'error: could not parse schedule: unable to parse daily duration at '
+                                             "'' - Nom(Tag)\n")),
+    ({'match-calendar': '8-25'}, (500, 'error: could not parse schedule: unable to parse daily duration at '
+                                       "'' - Context(\"time value too large\")\n")),
+    ({'match-calendar': '17-8:30'}, (500, 'error: could not parse schedule: unable to parse daily duration at '
+                                          "'8:30' - Context(\"end time before start time\")\n")),
+    ({'match-calendar': ' 8-17'}, (500, 'error: could not parse schedule: unable to parse daily duration at '
+                                        "' 8-17' - Nom(Digit)\n")),
+    ({'match-calendar': 'sat,sun 10-14 x'}, (500, 'error: could not parse schedule: unable to parse daily duration '
+                                                  "at ' x' - Nom(Eof)\n")),
     ({'target': 'nowhere'}, (404, "endpoint 'nowhere' does not exist\n")),
 ])
 def test_a_matcher_value_proxmox_notify_cannot_parse_is_refused(sim, form, answer):

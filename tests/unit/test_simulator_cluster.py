@@ -259,17 +259,26 @@ def test_a_missing_backup_job_in_pves_words(sim):
 
 
 def test_a_backup_job_needs_guests_and_a_schedule(sim):
-    assert refused(sim, 'POST', '/cluster/backup', {'id': 'b2', 'schedule': 'daily'})[1:] == (
-        'Parameter verification failed.\n', {'vmid': 'property is missing'})
-    assert refused(sim, 'POST', '/cluster/backup', {'id': 'b2', 'all': '1', 'vmid': '100', 'schedule': 'daily'})[2] \
-        == {'all': "option conflicts with option 'vmid'"}
+    # verify_vzdump_parameters runs inside cfs_lock_file: its 400 is re-died as text, a 500
+    assert refused(sim, 'POST', '/cluster/backup', {'id': 'b2', 'schedule': 'daily'}) == (
+        500, '400 Parameter verification failed.\nvmid: property is missing\n', None)
+    assert refused(sim, 'POST', '/cluster/backup', {'id': 'b2', 'all': '1', 'vmid': '100', 'schedule': 'daily'}) \
+        == (500, "400 Parameter verification failed.\nall: option conflicts with option 'vmid'\n", None)
+    # check_pool_exist and $schedule_param_check come before the lock
     assert refused(sim, 'POST', '/cluster/backup', {'id': 'b2', 'pool': 'p', 'vmid': '100', 'schedule': 'x'})[:2] == (
-        500, "pool 'p' does not exist\n")
-    assert refused(sim, 'POST', '/cluster/backup', {'id': 'b2', 'all': '1'})[:2] == (
-        500, "missing value for required option 'schedule'\n")
+        403, "Permission check failed (pool 'p' does not exist)\n")
+    assert refused(sim, 'POST', '/cluster/backup', {'id': 'b2', 'all': '1'}) == (
+        400, 'Parameter verification failed.\n', {'schedule': "neither 'starttime' nor 'schedule' were set"})
+    assert refused(sim, 'POST', '/cluster/backup', {'id': 'b2', 'all': '1', 'schedule': 'daily',
+                                                    'starttime': '02:30'})[2] == {
+        'starttime': "'starttime' and 'schedule' cannot both be set"}
     # the legacy start time and days become the schedule
     ok(sim, 'POST', '/cluster/backup', {'id': 'b2', 'all': '1', 'starttime': '02:30', 'dow': 'sat'})
     assert ok(sim, 'GET', '/cluster/backup/b2')['schedule'] == 'sat 02:30'
+    # PVE 9 dropped the maxfiles check (pve-manager 9b193c4a): both are taken
+    ok(sim, 'POST', '/cluster/backup', {'id': 'b5', 'all': '1', 'schedule': 'daily', 'maxfiles': '2',
+                                        'prune-backups': 'keep-last=3'})
+    ok(sim, 'DELETE', '/cluster/backup/b5')
     # the root token is not root@pam: the root-only options are refused to it
     assert refused(sim, 'POST', '/cluster/backup', {'id': 'b3', 'all': '1', 'schedule': 'daily',
                                                     'dumpdir': '/srv'})[2] == {'dumpdir': 'Only root may set this option.'}
@@ -288,6 +297,18 @@ def test_a_backup_job_update_keeps_one_guest_selection(sim):
     assert not {'all', 'exclude', 'comment'} & set(read)
     assert refused(sim, 'PUT', '/cluster/backup/b4', {'delete': 'bogus'})[:2] == (
         500, "400 Parameter verification failed.\ndelete: unknown option 'bogus'\n")
+    # the update's own schedule and enabled are no vzdump options
+    assert refused(sim, 'PUT', '/cluster/backup/b4', {'delete': 'schedule'})[:2] == (
+        500, "400 Parameter verification failed.\ndelete: unknown option 'schedule'\n")
+    assert refused(sim, 'PUT', '/cluster/backup/b4', {'all': '1', 'vmid': '100'})[:2] == (
+        500, "400 Parameter verification failed.\nall: option conflicts with option 'vmid'\n")
+    assert refused(sim, 'PUT', '/cluster/backup/b4', {'pool': 'nopool'})[:2] == (
+        403, "Permission check failed (pool 'nopool' does not exist)\n")
+    # a token of root is not root@pam: it may neither set nor delete the root-only options
+    assert refused(sim, 'PUT', '/cluster/backup/b4', {'delete': 'script'})[2] == {
+        'script': 'Only root may set this option.'}
+    ok(sim, 'PUT', '/cluster/backup/b4', {'starttime': '03:15', 'dow': 'mon,tue'})
+    assert ok(sim, 'GET', '/cluster/backup/b4')['schedule'] == 'mon,tue 03:15'
     ok(sim, 'DELETE', '/cluster/backup/b4')
     assert 'b4' not in sim.state.backup_jobs
 
@@ -372,7 +393,8 @@ def test_replication_jobs_need_vm_audit_to_read_and_vm_replicate_to_write(sim):
     auditor = token_with(sim, 'repaudit', ('/vms/103', 'PVEAuditor'))
     assert ok(sim, 'GET', '/cluster/replication/103-4', token=auditor)['target'] == 'node1'
     assert {row['guest'] for row in ok(sim, 'GET', '/cluster/replication', token=auditor)} == {103}
-    assert refused(sim, 'GET', '/cluster/replication/100-0', token=auditor)[:2] == (403, 'Permission check failed\n')
+    assert refused(sim, 'GET', '/cluster/replication/100-0', token=auditor)[:2] == (
+        403, 'Permission check failed (/vms/100, VM.Audit)\n')
     assert refused(sim, 'PUT', '/cluster/replication/103-4', {'comment': 'x'}, token=auditor)[:2] == (
         403, 'Permission check failed (/vms/103, VM.Replicate)\n')
 

@@ -362,7 +362,7 @@ def test_lvm_on_an_iscsi_base(sim):
     assert create(sim, "lvm-nobase", "lvm", vgname="vgb", base="nope:0.0.1.scsi-x") == err(
         "create storage failed: base storage ID 'nope' does not exist\n")
     assert create(sim, "lvm-dirbase", "lvm", vgname="vgb", base="local:0.0.1.scsi-x") == err(
-        "create storage failed: unsupported base type 'dir'\n")
+        "create storage failed: unsupported base type 'dir' at /usr/share/perl5/PVE/Storage/LVMPlugin.pm line 489.\n")
     assert create(sim, "san", "iscsi", portal="192.0.2.60", target="iqn.2003-01.org.example:san",
                   content="none")[0] == 200
     assert create(sim, "lvm-base", "lvm", vgname="vgb", base="san:lun1") == err(

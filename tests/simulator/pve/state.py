@@ -128,6 +128,7 @@ class ClusterState:
         raise die(f"no such user ('{userid}')")
 
     def check_token_exist(self, userid, tokenid, noerr=False):
+        """AccessControl::check_token_exist."""
         user = self.check_user_exist(userid, noerr)
         if user is None:
             return None
@@ -272,6 +273,7 @@ class ClusterState:
         return hashlib.sha1(self.storage_config_text().encode()).hexdigest()
 
     def storage_config(self, sid, noerr=False):
+        """pve-storage Storage.pm storage_config."""
         scfg = self.storage.get(sid)
         if scfg is None and not noerr:
             raise die(f"storage '{sid}' does not exist")

@@ -7,14 +7,17 @@ answer the three property strings jobs.cfg keeps parsed (``prune-backups``, ``fl
 ``performance``) as objects, the way ``JobBase::decode_value`` leaves them. jobs.cfg has no
 digest in the API. A missing job: a read answers 400 ``{"id": "No such job 'x'"}``, an update
 500 ``no such vzdump job``, a delete 500 with the stringified 400 (``400 Parameter verification
-failed.`` and ``id: No such job 'x'``), because PVE re-dies ``"$@"`` outside its lock. The legacy
-``vzdump.cron`` jobs and ``next-run`` are not simulated.
+failed.`` and ``id: No such job 'x'``), because PVE re-dies ``"$@"`` outside its lock; so is every
+other check made under it (``verify_vzdump_parameters``' 400s on a create or an update). What is
+checked before the lock keeps its status: the root-only options, a missing pool (403,
+``check_pool_exist``), ``schedule`` against ``starttime``. The legacy ``vzdump.cron`` jobs and
+``next-run`` are not simulated.
 """
 
 import uuid
 from collections import OrderedDict
 
-from ...errors import ApiError, die, locked, param_exc
+from ...errors import ApiError, die, locked, param_exc, perm_exc
 from ...formats import FormatError, split_list
 from ...schema import load, parse_property_string
 from ..state import register_slice
@@ -37,9 +40,10 @@ def _formats():
 
 
 def _options():
-    """What a job may hold (and delete= may name): the update call's vzdump options."""
+    """What delete= may name: the vzdump options (``VZDump::option_exists``) and Backup.pm's $deletable
+    (``comment``, ``repeat-missed``); the update call's own ``schedule`` and ``enabled`` are neither."""
     props = load().lookup("PUT", "/cluster/backup/{id}")["parameters"]["properties"]
-    return set(props) - {"id", "delete", "starttime", "dow"}
+    return set(props) - {"id", "delete", "starttime", "dow", "schedule", "enabled"}
 
 
 def _set(value):
@@ -48,7 +52,8 @@ def _set(value):
 
 
 def _check_property_strings(params):
-    """parse_fleecing / parse_performance / the prune-backups parse: PVE's own 400 for a bad one."""
+    """The parameter check of the backup-fleecing, backup-performance and prune-backups formats (the
+    simulator's schema layer does not hold them): a 400 before the handler runs."""
     formats = _formats()
     for key in PROPERTY_STRINGS:
         if params.get(key):
@@ -59,13 +64,10 @@ def _check_property_strings(params):
 
 
 def _verify(job, check_missing):
-    """PVE::VZDump::verify_vzdump_parameters."""
+    """PVE::VZDump::verify_vzdump_parameters (no maxfiles check since pve-manager 9b193c4a, PVE 9)."""
     for other in ("all", "exclude", "pool"):
         if _set(job.get(other)) and job.get("vmid"):
             raise param_exc({other: "option conflicts with option 'vmid'"})
-    if job.get("prune-backups") is not None and job.get("maxfiles") is not None:
-        raise param_exc({"prune-backups": "option conflicts with option 'maxfiles'"})
-    _check_property_strings(job)
     if job.get("exclude") and not job.get("pool"):
         job["all"] = "1"
     if check_missing and not (_set(job.get("all")) or _set(job.get("stop")) or job.get("pool")) \
@@ -92,6 +94,34 @@ def _reraised(err):
     return ApiError(500, err.stringify(), exception=False)
 
 
+def _check_root_only(ctx, *given):
+    """Backup.pm assert_param_permission_common: what only root@pam itself may set (or delete)."""
+    for key in ROOT_ONLY:
+        if ctx.authid != "root@pam" and any(key in names for names in given):
+            raise param_exc({key: "Only root may set this option."})
+
+
+def _check_pool(ctx, pool):
+    """``RPCEnvironment::check_pool_exist`` (a 403 for a missing pool), then VM.Backup on it."""
+    if pool not in ctx.state.pools:
+        raise perm_exc(f"pool '{pool}' does not exist")
+    ctx.access.check(ctx.authid, f"/pool/{pool}", ["VM.Backup"])
+
+
+def _schedule_param_check(params, required):
+    """Backup.pm $schedule_param_check: ``schedule`` or the legacy ``starttime`` (+ ``dow``), not both."""
+    starttime, dow = params.pop("starttime", None), params.pop("dow", None)
+    if params.get("schedule") is not None:
+        if starttime is not None:
+            raise param_exc({"starttime": "'starttime' and 'schedule' cannot both be set"})
+    elif starttime is None:
+        if required:
+            raise param_exc({"schedule": "neither 'starttime' nor 'schedule' were set"})
+    else:  # $convert_to_schedule: no dow means every day
+        days = ",".join(split_list(dow))
+        params["schedule"] = starttime if not dow or days == ALL_DAYS else f"{days} {starttime}"
+
+
 @route("GET", "/cluster/backup")
 def index(ctx, p):
     return [_view(jid, job) for jid, job in ctx.state.backup_jobs.items() if job.get("type") == "vzdump"]
@@ -116,26 +146,21 @@ def read(ctx, p):
 def create(ctx, p):
     state = ctx.state
     params = dict(ctx.raw)
-    for key in ROOT_ONLY:
-        if params.get(key) is not None and ctx.authid != "root@pam":
-            raise param_exc({key: "Only root may set this option."})
+    _check_property_strings(params)
+    _check_root_only(ctx, params)
     if params.get("pool"):
-        if params["pool"] not in state.pools:
-            raise die(f"pool '{params['pool']}' does not exist")
-        ctx.access.check(ctx.authid, f"/pool/{params['pool']}", ["VM.Backup"])
-    jid = params.pop("id", None) or "backup-" + str(uuid.uuid4())[:13]
-    # a legacy start time and days become the schedule
-    starttime, dow = params.pop("starttime", None), params.pop("dow", None) or ALL_DAYS
-    if not params.get("schedule") and starttime:
-        params["schedule"] = starttime if dow == ALL_DAYS else f"{dow} {starttime}"
+        _check_pool(ctx, params["pool"])
+    _schedule_param_check(params, required=True)
     params.setdefault("enabled", "1")
-    _verify(params, check_missing=True)
-    with locked(state):
-        if jid in state.backup_jobs:
-            raise die(f"Job '{jid}' already exists")
-        if not params.get("schedule"):
-            raise die("missing value for required option 'schedule'")
-        state.backup_jobs[jid] = _read_back({"type": "vzdump", **params})
+    jid = params.pop("id", None) or "backup-" + str(uuid.uuid4())[:13]
+    try:
+        with locked(state):
+            if jid in state.backup_jobs:
+                raise die(f"Job '{jid}' already exists")
+            _verify(params, check_missing=True)
+            state.backup_jobs[jid] = _read_back({"type": "vzdump", **params})
+    except ApiError as err:
+        raise _reraised(err) from err
     return None
 
 
@@ -145,11 +170,16 @@ def update(ctx, p):
     params = dict(ctx.raw)
     jid = params.pop("id")
     delete = split_list(params.pop("delete", None))
-    if not params and not delete:
-        raise die("no options specified")
-    _verify(params, check_missing=False)
+    _check_property_strings(params)
+    _check_root_only(ctx, params, delete)
+    if params.get("pool"):
+        _check_pool(ctx, params["pool"])
+    _schedule_param_check(params, required=False)
     try:
         with locked(state):
+            if not params and not delete:
+                raise die("no options specified")
+            _verify(params, check_missing=False)
             job = _job(state, jid)
             if job is None:
                 raise die("no such vzdump job")
@@ -174,8 +204,6 @@ def update(ctx, p):
             _verify(job, check_missing=True)
             _read_back(job)
     except ApiError as err:
-        if not err.exception:
-            raise
         raise _reraised(err) from err
     return None
 

@@ -4,7 +4,8 @@ from ...errors import die
 
 
 def must_exist(table, key, kind):
-    """``table[key]``, or Perl's ``die "<kind> '<key>' does not exist\\n"``."""
+    """``table[key]``, or Perl's ``die "<kind> '<key>' does not exist\\n"`` (Group.pm read_group/update_group/
+    delete_group, Role.pm read_role/update_role/delete_role, pve-manager Pool.pm index/update_pool/delete_pool)."""
     entry = table.get(key)
     if entry is None:
         raise die(f"{kind} '{key}' does not exist")
@@ -12,7 +13,8 @@ def must_exist(table, key, kind):
 
 
 def must_be_new(table, key, kind):
-    """Perl's ``die "<kind> '<key>' already exists\\n"`` when ``key`` is taken."""
+    """Perl's ``die "<kind> '<key>' already exists\\n"`` when ``key`` is taken (User.pm create_user, Group.pm
+    create_group, Role.pm create_role, Pool.pm create_pool)."""
     if key in table:
         raise die(f"{kind} '{key}' already exists")
 

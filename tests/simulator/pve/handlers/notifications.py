@@ -12,9 +12,13 @@ PVE ships ``mail-to-root`` (sendmail) and ``default-matcher``: they are read eve
 does not hold them, with ``origin`` ``builtin`` (unchanged) or ``modified-builtin`` (the file holds
 a different section of that name); a DELETE only drops the file's section, so the built-in is
 back with its shipped defaults and PVE answers success. proxmox-notify's errors keep their HTTP
-status (404 for a missing endpoint or matcher, 400 for a refused value); a value its Rust types
-cannot parse (a match-field statement, a severity, a calendar span) dies with the parser's text
-(500). Every read carries the SHA-256 ``digest`` of notifications.cfg, checked on update.
+status (404 for a missing endpoint or matcher, 400 for a refused value). A value its Rust types
+cannot parse (a match-field statement, a severity, a calendar span, a webhook header or secret, a
+``delete`` name) never reaches proxmox-notify: proxmox-perl-rs' ``bindings/notify.rs`` takes it as a
+typed argument, perlmod's deserializer fails before the Rust function runs and croaks
+``error: <serde's message>`` (perlmod ``Error`` Display, ``perlmod-macro/src/function.rs``), which PVE's
+``raise_api_error`` passes on as a plain die (500). Every read carries the SHA-256 ``digest`` of
+notifications.cfg, checked on update.
 """
 
 import copy
@@ -23,7 +27,7 @@ import re
 from collections import OrderedDict
 
 from ...errors import ApiError, die, locked
-from ...notify import DAILY_DURATION, MATCH_FIELD, SEVERITIES, normalise, valid_base64
+from ...notify import MATCH_FIELD, SEVERITIES, daily_duration_error, normalise, valid_base64
 from ..state import register_slice
 from .base import route
 
@@ -38,9 +42,10 @@ BUILTIN_ENDPOINTS = {"mail-to-root": {"type": "sendmail", "mailto-user": ["root@
 BUILTIN_MATCHERS = {"default-matcher": {"mode": "all", "target": ["mail-to-root"],
                                         "comment": "Route all notifications to mail-to-root"}}
 SECRETS = {"smtp": ("password",), "gotify": ("token",), "webhook": ("secret",)}
-# The properties each type lets PUT delete (proxmox-notify Deleteable<Type>Property).
+# The properties each type lets PUT delete (proxmox-notify Deleteable<Type>Property), in the enums' order
+# (serde lists the variants in it).
 DELETABLE = {
-    "sendmail": ("from-address", "author", "comment", "mailto", "mailto-user", "disable"),
+    "sendmail": ("author", "comment", "disable", "from-address", "mailto", "mailto-user"),
     "smtp": ("author", "comment", "disable", "mailto", "mailto-user", "password", "port", "username"),
     "gotify": ("comment", "disable"),
     "webhook": ("comment", "disable", "header", "body", "secret"),
@@ -55,6 +60,26 @@ def _not_found(message):
 
 def _bad_request(message):
     return ApiError(400, message + "\n")
+
+
+def _undeserializable(message):
+    """An argument perlmod cannot deserialize: it croaks ``error: <message>`` (500)."""
+    return die(f"error: {message}")
+
+
+def _one_of(names):
+    """serde's ``OneOf`` (de/mod.rs): `a`, `a` or `b`, one of `a`, `b`, `c`."""
+    quoted = [f"`{name}`" for name in names]
+    if len(quoted) < 3:
+        return " or ".join(quoted)
+    return "one of " + ", ".join(quoted)
+
+
+def _rust_debug(text):
+    """Rust's ``{:?}`` of a str: double quotes, with quotes, backslashes and control characters escaped."""
+    escapes = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\0": "\\0"}
+    return '"' + "".join(escapes.get(char, char if char.isprintable() else f"\\u{{{ord(char):x}}}")
+                         for char in text) + '"'
 
 
 # -- the file ------------------------------------------------------------------------------
@@ -97,11 +122,13 @@ def _digest(state):
 
 
 def _verify_digest(state, digest):
+    """api/mod.rs verify_digest."""
     if digest and digest != _digest(state):
         raise _bad_request("detected modified configuration - file changed by other user? Try again.")
 
 
 def _ensure_unique(state, name):
+    """api/mod.rs ensure_unique: endpoints and matchers share one SectionConfig."""
     if name in _sections(state):
         raise _bad_request(f"Cannot create '{name}', an entity with the same name already exists")
 
@@ -124,36 +151,49 @@ def _current(table, builtins, name):
     return copy.deepcopy(table[name] if name in table else builtins[name])
 
 
-def _delete_keys(kind, keys, section, secrets):
-    """PUT's delete: each key must be one the kind's Deleteable enum names (else serde's error)."""
+def _check_delete(kind, keys):
+    """PUT's delete: each key must be one the kind's Deleteable enum names (else serde's unknown_variant)."""
     for key in keys or []:
         if key not in DELETABLE[kind]:
-            raise die(f"unknown variant `{key}`, expected one of "
-                      + ", ".join(f"`{item}`" for item in DELETABLE[kind]))
+            raise _undeserializable(f"unknown variant `{key}`, expected {_one_of(DELETABLE[kind])}")
+
+
+def _delete_keys(kind, keys, section, secrets):
+    for key in keys or []:
         (secrets if key in SECRETS.get(kind, ()) else section).pop(key, None)
 
 
 # -- values -------------------------------------------------------------------------------
 
 def _property(text):
-    """name=<name>[,value=<base64>] (KeyAndBase64Val) -> dict."""
+    """name=<name>[,value=<base64>] as ``PropertyString<KeyAndBase64Val>`` deserializes it (proxmox-schema
+    ``property_string.rs`` next_property, ``de/mod.rs`` MapAccess, serde's derive) -> dict. Quoted values
+    are not simulated."""
     res = {}
-    for part in str(text).split(","):
-        if not part.strip():
-            continue
-        key, sep, value = part.partition("=")
-        if not sep or key not in ("name", "value") or key in res:
-            raise _bad_request(f"invalid property string '{text}'")
+    data = str(text)
+    while data:
+        comma, equals = data.find(","), data.find("=")
+        key = None
+        if equals != -1 and (comma == -1 or equals < comma):
+            key, data = data[:equals], data[equals + 1:]
+        value, _sep, data = data.partition(",")
+        if key is None:
+            raise _undeserializable("value without key, but schema does not define a default key")
+        if key in res:
+            raise _undeserializable(f"duplicate field `{key}`")
+        if key not in ("name", "value"):
+            raise _undeserializable(f"unknown key {_rust_debug(key)}")
         res[key] = value
-    if not res.get("name"):
-        raise _bad_request(f"invalid property string '{text}': missing name")
+    if "name" not in res:
+        raise _undeserializable("missing field `name`")
     return res
 
 
 def _check_headers(headers):
+    """api/webhook.rs update_endpoint: every header needs a value, in base64."""
     for header in headers:
         parsed = _property(header)
-        if not parsed.get("value"):
+        if parsed.get("value") is None:
             raise _bad_request(f"header '{parsed['name']}' has empty value")
         if not valid_base64(parsed["value"]):
             raise _bad_request(f"header '{parsed['name']}' does not have valid base64 encoded data")
@@ -181,26 +221,30 @@ def _new_secrets(given, old):
 
 
 def _check_matcher_values(params):
-    """What proxmox-notify's FromStr impls refuse (the Rust error text, a plain die)."""
+    """What proxmox-notify's FromStr impls (matcher.rs, lib.rs Severity) refuse, in the binding's argument
+    order: severities, field statements, calendar spans. FieldMatcher's errors are ``Error::FilterFailed``
+    (``could not apply filter: ...``); the regex text is Python's, not the regex crate's."""
+    for entry in params.get("match-severity") or []:
+        for severity in entry.split(","):
+            if severity.strip() not in SEVERITIES:
+                raise _undeserializable(f"invalid severity {severity.strip()}")
     for statement in params.get("match-field") or []:
         m = MATCH_FIELD.match(statement)
         if not m or not m.group(1):
-            raise die(f"invalid match-field statement: {statement}")
+            raise _undeserializable(f"could not apply filter: invalid match-field statement: {statement}")
         if m.group(1) == "regex":
             try:
                 re.compile(m.group(3))
             except re.error as err:
-                raise die(f"invalid regex: {err}") from err
-    for entry in params.get("match-severity") or []:
-        for severity in entry.split(","):
-            if severity.strip() not in SEVERITIES:
-                raise die(f"invalid severity {severity.strip()}")
+                raise _undeserializable(f"could not apply filter: invalid regex: {err}") from err
     for span in params.get("match-calendar") or []:
-        if not DAILY_DURATION.match(span.strip()):
-            raise die(f"could not parse schedule: unable to parse daily duration '{span}'")
+        error = daily_duration_error(span)
+        if error:
+            raise _undeserializable(f"could not parse schedule: {error}")
 
 
 def _ensure_endpoints_exist(state, targets):
+    """api/mod.rs ensure_endpoint_exists."""
     sections = _sections(state)
     for target in targets or []:
         if target not in sections or sections[target][0] == "matcher":
@@ -208,6 +252,7 @@ def _ensure_endpoints_exist(state, targets):
 
 
 def _needs_recipient(section):
+    """api/sendmail.rs and api/smtp.rs add_endpoint / update_endpoint."""
     if section["type"] in ("sendmail", "smtp") and not section.get("mailto") and not section.get("mailto-user"):
         raise _bad_request("must at least provide one recipient, either in mailto or in mailto-user")
 
@@ -250,6 +295,7 @@ def targets(ctx, p):
 # -- endpoints ----------------------------------------------------------------------------
 
 def _endpoint(state, typ, name):
+    """api/<type>.rs get_endpoint: another type's section of that name is not found either."""
     found = _sections(state).get(name)
     if found is None or found[0] != typ:
         raise _not_found(f"endpoint '{name}' not found")
@@ -279,13 +325,13 @@ def _create_endpoint(ctx, typ, p):
     state = ctx.state
     name = p["name"]
     with locked(state):
-        _ensure_unique(state, name)
         section = {"type": typ}
         section.update(_settings(p))
+        for item in section.get("header", []) + section.get("secret", []):
+            _property(item)  # the binding's WebhookConfig argument, before add_endpoint runs
+        _ensure_unique(state, name)
         secrets = dict((key, section.pop(key)) for key in SECRETS.get(typ, ()) if key in section)
         _needs_recipient(section)
-        for item in section.get("header", []) + secrets.get("secret", []):
-            _property(item)
         state.notification_endpoints[name] = section
         if secrets:
             state.notification_secrets[name] = secrets
@@ -296,6 +342,9 @@ def _update_endpoint(ctx, typ, p):
     state = ctx.state
     name = p["name"]
     with locked(state):
+        for item in (p.get("header") or []) + (p.get("secret") or []):
+            _property(item)  # the binding's arguments are deserialized first: the updater, then delete
+        _check_delete(typ, p.get("delete"))
         _verify_digest(state, p.get("digest"))
         _endpoint(state, typ, name)
         section = _current(state.notification_endpoints, BUILTIN_ENDPOINTS, name)
@@ -349,6 +398,7 @@ for _type in TYPES:
 # -- matchers -----------------------------------------------------------------------------
 
 def _matcher(state, name):
+    """api/matcher.rs get_matcher."""
     found = _sections(state).get(name)
     if found is None or found[0] != "matcher":
         raise _not_found(f"matcher '{name}' not found")
@@ -394,6 +444,7 @@ def update_matcher(ctx, p):
     settings = _settings(p)
     _check_matcher_values(settings)
     normalise(settings)
+    _check_delete("matcher", p.get("delete"))
     with locked(state):
         _verify_digest(state, p.get("digest"))
         _matcher(state, name)

@@ -23,7 +23,7 @@ import re
 import secrets
 from datetime import datetime, timezone
 
-from ...errors import die, locked
+from ...errors import die, die_at, locked
 from ...formats import split_list
 from .base import route
 
@@ -137,9 +137,9 @@ def _zfs_add(state, sid, scfg, sensitive):
         return
     provider = scfg["iscsiprovider"]
     if provider not in _ZFS_BASE:
-        # a die without "\n": Perl appends where it died
-        raise die(f"{provider}: unknown iscsi provider. Available [comstar, istgt, iet, LIO] "
-                  "at /usr/share/perl5/PVE/Storage/ZFSPlugin.pm line 35.")
+        # a die without "\n": Perl appends where it died (line 35 at pve-storage 0c56bad)
+        raise die_at(f"{provider}: unknown iscsi provider. Available [comstar, istgt, iet, LIO]",
+                     "PVE/Storage/ZFSPlugin.pm", 35)
     scfg["zfs-base-path"] = _ZFS_BASE[provider]
 
 
@@ -154,7 +154,8 @@ def _lvm_add(state, sid, scfg, sensitive):
     if basecfg is None:
         raise die(f"base storage ID '{baseid}' does not exist")
     if basecfg["type"] != "iscsi":
-        raise die(f"unsupported base type '{basecfg['type']}'")
+        # a die without "\n" (line 489 at pve-storage 0c56bad)
+        raise die_at(f"unsupported base type '{basecfg['type']}'", "PVE/Storage/LVMPlugin.pm", 489)
     if not re.match(r"^\d+\.\d+\.\d+\.([^/\s]+)$", volname):  # ISCSIPlugin::parse_volname
         raise die(f"unable to parse iscsi volume name '{volname}'")
 

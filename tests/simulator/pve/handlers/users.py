@@ -111,8 +111,6 @@ def delete(ctx, p):
     state = ctx.state
     userid = p["userid"]
     with locked(state, "delete user failed"):
-        if userid == "root@pam":
-            raise die("user 'root@pam' cannot be deleted")  # simulator guard
         user = state.users.pop(userid, None)  # PVE autovivifies, so a missing user is no error
         if user:
             for group in user.get("groups", ()):
@@ -121,8 +119,12 @@ def delete(ctx, p):
                 full = f"{userid}!{token}"
                 state.token_secrets.pop(full, None)
                 state.drop_acl_subject("tokens", full)
-        state.passwords.pop(userid, None)
+        if not userid.endswith("@pam"):
+            state.passwords.pop(userid, None)  # only Auth/PVE.pm delete_user drops one; PAM's stays
         state.drop_acl_subject("users", userid)
+        if userid == "root@pam":
+            # AccessControl.pm userconfig_force_defaults: user.cfg always reads back an enabled root@pam
+            state.users[userid] = {"enable": 1, "expire": 0, "groups": set(), "tokens": {}}
     return None
 
 
@@ -191,13 +193,10 @@ def token_update(ctx, p):
             token["comment"] = answer["comment"] = p["comment"]  # the answer is the token in memory
             set_or_drop(token, "comment", p["comment"])
         for key in split_list(p.get("delete")):
-            if key == "comment":
-                token.pop("comment", None)
-                answer.pop("comment", None)
-            elif key == "expire":
-                token["expire"] = answer["expire"] = 0
-            elif key == "privsep":
-                token["privsep"] = answer["privsep"] = 1
+            if key != "comment":  # User.pm update_token_info: $deletable holds only comment
+                raise param_exc({"delete": f"unknown option '{key}'"})
+            token.pop("comment", None)
+            answer.pop("comment", None)
     return answer
 
 
