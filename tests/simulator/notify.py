@@ -9,10 +9,6 @@ import re
 SEVERITIES = ("info", "notice", "warning", "error", "unknown")
 _SAFE_ID = r"[A-Za-z0-9_][A-Za-z0-9._\-]*"
 MATCH_FIELD = re.compile(rf"^(?:(exact|regex):)?({_SAFE_ID})=(.*)$", re.S)
-_WEEKDAY = r"(?:mon|tue|wed|thu|fri|sat|sun)"
-_DAYS = rf"{_WEEKDAY}(?:\.\.{_WEEKDAY})?(?:,{_WEEKDAY}(?:\.\.{_WEEKDAY})?)*"
-_TIME = r"\d{1,2}(?::\d{2})?"
-DAILY_DURATION = re.compile(rf"^(?:{_DAYS}\s+)?{_TIME}-{_TIME}$")
 
 
 _WEEKDAYS = {"monday": 1, "mon": 1, "tuesday": 2, "tue": 2, "wednesday": 3, "wed": 3, "thursday": 4, "thu": 4,

@@ -30,7 +30,7 @@ import copy
 import hashlib
 import re
 
-from ...notify import MATCH_FIELD, SEVERITIES, normalise, valid_base64
+from ...notify import MATCH_FIELD, SEVERITIES, daily_duration_error, normalise, valid_base64
 from ..schema import parse_property_string
 from ..errors import PbsError
 from .base import Result, route
@@ -182,103 +182,6 @@ def _parse_matcher_values(settings):
         if problem:
             raise PbsError(400, f"could not parse schedule: {problem}")
     normalise(settings)
-
-
-# -- proxmox-time daily_duration.rs parse_daily_duration (nom 7 parsers, VerboseError) ---------
-
-_WEEKDAYS = {"monday": 0, "mon": 0, "tuesday": 1, "tue": 1, "wednesday": 2, "wed": 2, "thursday": 3,
-             "thu": 3, "friday": 4, "fri": 4, "saturday": 5, "sat": 5, "sunday": 6, "sun": 6}
-
-
-class _NomError(Exception):
-    """nom's Err::Error with a VerboseError: the innermost (input, kind) entry, Debug-printed."""
-
-    def __init__(self, rest, kind):
-        super().__init__(kind)
-        self.rest, self.kind = rest, kind
-
-
-def _alpha_run(text):
-    end = 0
-    while end < len(text) and text[end].isascii() and text[end].isalpha():
-        end += 1
-    return end
-
-
-def _weekday(text):
-    """week_days.rs parse_weekday: alpha1, then a weekday name."""
-    end = _alpha_run(text)
-    if not end:
-        raise _NomError(text, "Nom(Alpha)")
-    if text[:end].lower() not in _WEEKDAYS:
-        raise _NomError(text[:end], 'Context("weekday")')
-    return text[end:]
-
-
-def _weekdays_range(text):
-    """parse_weekdays_range: a weekday, optionally ``..`` and another (opt: a failed end is no range)."""
-    rest = _weekday(text)
-    if rest.startswith(".."):
-        try:
-            return _weekday(rest[2:])
-        except _NomError:
-            pass
-    return rest
-
-
-def _time_comp(text, limit):
-    """parse_helpers.rs parse_time_comp: digits as u32, below ``limit``."""
-    end = 0
-    while end < len(text) and text[end] in "0123456789":
-        end += 1
-    if not end:
-        raise _NomError(text, "Nom(Digit)")
-    if int(text[:end]) > 2 ** 32 - 1:
-        raise _NomError(text, "Nom(MapRes)")
-    if int(text[:end]) >= limit:
-        raise _NomError(text[end:], 'Context("time value too large")')
-    return int(text[:end]), text[end:]
-
-
-def _hm_time(text):
-    """parse_hm_time: ``H`` or ``H:MM`` (opt: a bad minute leaves ``:..`` unparsed)."""
-    hour, rest = _time_comp(text, 24)
-    minute = 0
-    if rest.startswith(":"):
-        try:
-            minute, rest = _time_comp(rest[1:], 60)
-        except _NomError:
-            pass
-    return (hour, minute), rest
-
-
-def daily_duration_error(text):
-    """parse_daily_duration's error text for ``text`` (None when it parses): parse_complete_line's
-    ``unable to parse daily duration at '<rest>' - <kind>``."""
-    try:
-        rest = text
-        if rest[:1].isascii() and rest[:1].isalpha():
-            rest = _weekdays_range(rest)  # separated_list1(tag(","), ...): a failed later item ends the list
-            while rest.startswith(","):
-                try:
-                    rest = _weekdays_range(rest[1:])
-                except _NomError:
-                    break
-            rest = rest.lstrip(" \t")
-        start, rest = _hm_time(rest)
-        rest = rest.lstrip(" \t")
-        if not rest.startswith("-"):
-            raise _NomError(rest, "Nom(Tag)")
-        rest = rest[1:].lstrip(" \t")
-        end_start = rest
-        end, rest = _hm_time(rest)
-        if start > end:
-            raise _NomError(end_start, 'Context("end time before start time")')
-        if rest:
-            raise _NomError(rest, "Nom(Eof)")  # all_consuming
-    except _NomError as err:
-        return f"unable to parse daily duration at '{err.rest}' - {err.kind}"
-    return None
 
 
 def _needs_recipient(section):
