@@ -107,26 +107,10 @@ def _cidr(version, label):
     return check
 
 
-def _is_network(value, strict=True):
-    """Net::IP->new: any prefix length, no host bits set (``strict``)."""
-    if "/" not in value or not _is_ip(value.split("/")[0]):
-        return False
-    try:
-        ipaddress.ip_network(value, strict=strict)
-    except ValueError:
-        return False
-    return True
-
-
-def verify_ip_or_cidr(value):
-    # pve-firewall registers IPorCIDR (PVE/Firewall.pm pve_verify_ip_or_cidr): clean_cidr clears the host bits
-    # before Net::IP judges the network, so 10.0.2.5/24 passes.
-    if not (_is_ip(value) or _is_network(value, strict=False)):
-        raise FormatError("value does not look like a valid IP address or CIDR network")
-
-
 def _sdn_id(kind):
-    """pve-network parse_sdn_zone_id / parse_sdn_vnet_id: letters and digits, a letter first, at most 8."""
+    """pve-network parse_sdn_zone_id / parse_sdn_vnet_id: letters and digits, a letter first, at most 8. These are
+    the formats of pve-network before commit ecf98c5 (PVE 9.1, whose schema file still names them); ecf98c5 put a
+    pattern and lengths in the schema instead."""
     def check(value):
         if not re.match(r"^[a-z][a-z0-9]*[a-z0-9]$", value, re.I):
             raise FormatError(f"{kind} ID '{value}' contains illegal characters")
@@ -147,13 +131,16 @@ def verify_sdn_subnet_id(value):
 
 
 def verify_vlan_id_or_range(value):
-    """PVE::JSONSchema pve_verify_vlan_id_or_range: a tag or a range of tags, each 2 to 4094."""
+    """PVE::JSONSchema pve_verify_vlan_id_or_range: a tag or a rising range of tags, each 2 to 4094."""
     match = re.match(r"^(\d+)(?:-(\d+))?$", value)
     if not match:
         raise FormatError(f"invalid VLAN configuration '{value}'")
     for tag in match.groups():
         if tag is not None and not 2 <= int(tag) <= 4094:
             raise FormatError(f"invalid VLAN tag '{tag}'")
+    start, end = match.groups()
+    if end and int(start) >= int(end):
+        raise FormatError(f"VLAN range must go from lower to higher tag '{value}'")
 
 
 def verify_dns_name(value):
@@ -186,8 +173,9 @@ def verify_email(value):
 
 
 def verify_email_or_username(value):
+    """pve-common JSONSchema.pm pve_verify_email_or_username."""
     if not (EMAIL_RE.match(value) or re.match(rf"^{USER_RE}$", value)):
-        raise FormatError("value does not look like a valid user name or email address")
+        raise FormatError("value does not look like a valid email address or user name")
 
 
 CONTENT_TYPES = ("images", "rootdir", "vztmpl", "iso", "backup", "snippets", "import", "none")
@@ -204,6 +192,30 @@ def verify_replication_job_id(value):
     m = re.match(r"^(\d+)-(\d+)$", value)
     if not m or int(m.group(1)) < 100:
         raise FormatError(f"invalid replication job id '{value}'")
+
+
+def verify_storage_id(value):
+    """pve-common JSONSchema.pm parse_storage_id (parse_id): the length first, then the characters."""
+    if len(value) < 2:
+        raise FormatError(f"storage ID '{value}' cannot be shorter than 2 characters")
+    if not re.match(r"^[a-z][a-z0-9\-\_\.]*[a-z0-9]$", value, re.I):
+        raise FormatError(f"storage ID '{value}' contains illegal characters")
+
+
+def verify_poolid(value):
+    """pve-access-control AccessControl.pm verify_poolname: at most three levels, then the characters."""
+    if len(perl_split_fields(value, "/")) > 3:
+        raise FormatError(f"pool name '{value}' nested too deeply (max levels = 3)")
+    if not re.match(r"^[A-Za-z0-9\.\-_]+(?:/[A-Za-z0-9\.\-_]+){0,2}$", value):
+        raise FormatError(f"pool name '{value}' contains invalid characters")
+
+
+def perl_split_fields(text, separator):
+    """Perl's split: the fields, trailing empty ones dropped."""
+    fields = text.split(separator)
+    while fields and fields[-1] == "":
+        fields.pop()
+    return fields
 
 
 def verify_content(value):
@@ -259,13 +271,11 @@ FORMATS = {
     "regex": lambda value: None,
     "urlencoded": _regex(r"^[-%a-zA-Z0-9_.!~*'()]*$", "invalid urlencoded string: {value}"),
     "pve-configid": _regex(r"^[a-z][a-z0-9_-]+$", "invalid configuration ID '{value}'", re.I),
-    "pve-storage-id": _regex(r"^[a-z][a-z0-9\-\_\.]*[a-z0-9]$",
-                             "storage ID '{value}' contains illegal characters", re.I),
+    "pve-storage-id": verify_storage_id,
     "pve-vmid": _regex(r"^[1-9][0-9]{2,8}$", "value does not look like a valid VM ID"),
     "pve-node": _regex(r"^([a-zA-Z0-9]([a-zA-Z0-9\-]*[a-zA-Z0-9])?)$",
                        "value does not look like a valid node name"),
-    "pve-poolid": _regex(r"^[A-Za-z0-9\.\-_]+(?:/[A-Za-z0-9\.\-_]+){0,2}$",
-                         "pool name '{value}' contains invalid characters"),
+    "pve-poolid": verify_poolid,
     "pve-roleid": _regex(r"^[A-Za-z0-9\.\-_]+$", "role name '{value}' contains invalid characters"),
     "pve-groupid": _regex(r"^[A-Za-z0-9\.\-_]+$",
                           "group name '{value}' contains invalid characters"),
@@ -308,7 +318,6 @@ FORMATS = {
     "CIDR": _cidr(None, "CIDR network"),
     "CIDRv4": _cidr(4, "IPv4 CIDR network"),
     "CIDRv6": _cidr(6, "IPv6 CIDR network"),
-    "IPorCIDR": verify_ip_or_cidr,
     "mac-addr": _regex(r"^[a-f0-9][02468ace](?::[a-f0-9]{2}){5}$",
                        "value does not look like a valid unicast MAC address", re.I),
     "disk-size": verify_disk_size,

@@ -40,7 +40,8 @@ def schema_path():
 # Paths whose last variable takes the rest of the path, slashes included (an ipset entry's CIDR).
 REST_OF_PATH = ("/cluster/firewall/ipset/{name}/{cidr}", "/nodes/{node}/firewall/ipset/{name}/{cidr}",
                 "/nodes/{node}/qemu/{vmid}/firewall/ipset/{name}/{cidr}",
-                "/nodes/{node}/lxc/{vmid}/firewall/ipset/{name}/{cidr}")
+                "/nodes/{node}/lxc/{vmid}/firewall/ipset/{name}/{cidr}",
+                "/nodes/{node}/storage/{storage}/content/{volume}")  # Status.pm: volume IDs may contain '/'
 
 
 class Node:
@@ -277,8 +278,9 @@ def check_object(path, schema, value, additional, errors):
                 if isinstance(requires, dict):
                     check_prop(value, requires, path, errors)
                 elif value.get(requires) is None:
+                    # JSONSchema.pm check_object (the wording of pve-common 9.0.8 and later, commit 0f0e791)
                     add_error(errors, f"{path}.{requires}" if path else requires,
-                              f"missing property - '{newpath}' requires this property")
+                              f"missing property required by '{newpath}'")
             continue
         if additional is not None and not isinstance(additional, dict) and not additional:
             add_error(errors, newpath, "property is not defined in schema and the schema "

@@ -214,3 +214,22 @@ def test_the_token_id_rule_is_the_schemas(schema_text):
                      'root!ci', 'ro ot@pam!ci', 'root@pam!ci!x', 'root@1pam!ci'):
         is_token = '!' in token_id
         assert bool(TOKEN_IDS['pve'].match(token_id)) == (is_token and bool(schema_rule.match(token_id))), token_id
+
+
+@pytest.mark.parametrize('name, value, text', [
+    # pve-common JSONSchema.pm pve_verify_email_or_username
+    ('email-or-username', 'not an email', 'value does not look like a valid email address or user name\n'),
+    # pve-common JSONSchema.pm parse_id: the length is judged before the characters
+    ('pve-storage-id', 'a', "storage ID 'a' cannot be shorter than 2 characters\n"),
+    ('pve-storage-id', '1local', "storage ID '1local' contains illegal characters\n"),
+    # pve-access-control AccessControl.pm verify_poolname
+    ('pve-poolid', 'a/b/c/d', "pool name 'a/b/c/d' nested too deeply (max levels = 3)\n"),
+    ('pve-poolid', 'bad pool!', "pool name 'bad pool!' contains invalid characters\n"),
+    # pve-common JSONSchema.pm pve_verify_vlan_id_or_range
+    ('pve-vlan-id-or-range', '20-10', "VLAN range must go from lower to higher tag '20-10'\n"),
+    ('pve-vlan-id-or-range', '2-4095', "invalid VLAN tag '4095'\n"),
+])
+def test_a_format_refuses_with_pves_text(name, value, text):
+    with pytest.raises(FormatError) as refused:
+        check_format(name, value, 'x')
+    assert refused.value.text() == text

@@ -508,3 +508,51 @@ def test_descriptions_read_back_over_the_api_as_pve_parses_them(sim):
     digest = config(sim, "lxc", 101)["digest"]
     ok(sim, "PUT", "/nodes/node1/lxc/101/config", {"description": "one\ntwo\n", "digest": digest})  # same file
     assert config(sim, "lxc", 101)["digest"] == digest
+
+
+# -- error texts as the sources word them (issue 22) ----------------------------------------------------------
+
+@pytest.mark.parametrize("typ, form", [("qemu", {}), ("lxc", {"ostemplate": DEBIAN})])
+def test_a_missing_pool_is_a_permission_error(sim, typ, form):
+    """RPCEnvironment.pm check_pool_exist raises a permission exception, not a plain die."""
+    assert sim.request("POST", f"/nodes/node1/{typ}", dict(form, vmid=150, pool="nope")) == err(
+        "Permission check failed (pool 'nope' does not exist)\n", 403)
+
+
+def test_only_root_passes_a_path_with_perls_location(sim):
+    """Storage.pm check_volume_access dies without a newline: Perl adds where."""
+    state = sim.state
+    if "admin@pve" not in state.users:
+        state.add_user("admin@pve")
+    secret = state.add_token("admin@pve", "tk", privsep=0)
+    state.set_acl("/", "Administrator", users="admin@pve")
+    assert sim.request("POST", "/nodes/node1/qemu", {"vmid": 150, "scsi0": "/dev/sdb"},
+                       token=("admin@pve!tk", secret)) == err(
+        "Only root can pass arbitrary filesystem paths. at /usr/share/perl5/PVE/Storage.pm line 651.\n")
+
+
+def test_a_base_volume_backing_a_linked_clone_is_kept_with_vdisk_frees_words(sim):
+    add_guest(sim.state, "qemu", 100, "node1", {"name": "web", "scsi0": "local-lvm:8"})
+    run(sim, "POST", "/nodes/node1/qemu/100/template")
+    run(sim, "POST", "/nodes/node1/qemu/100/clone", {"newid": 101})
+    upid = ok(sim, "DELETE", "/nodes/node1/qemu/100")
+    assert task(sim, upid) == "WARNINGS: 1"
+    assert ok(sim, "GET", f"/nodes/node1/tasks/{upid}/log")[0]["t"] == (
+        "Could not remove disk 'local-lvm:base-100-disk-0', check manually: "
+        "base volume 'base-100-disk-0' is still in use by linked clones")
+
+
+def test_a_volume_of_another_content_type_dies_with_perls_location(sim):
+    """API2/Qemu.pm $create_disks (the request's own check answers first over the API)."""
+    from simulator.pve.handlers import qemu
+    with pytest.raises(g.ApiError) as died:
+        qemu.create_disks(sim.state, 152, {}, {"scsi0": DEBIAN}, None, "node1", [])
+    assert died.value.message == (f"cannot use volume {DEBIAN} - content type needs to be 'images' or 'iso' "
+                                  "at /usr/share/perl5/PVE/API2/Qemu.pm line 688.\n")
+
+
+def test_resizing_another_containers_volume_dies_with_perls_location(sim):
+    add_guest(sim.state, "lxc", 160, "node1", {"rootfs": "local-lvm:8"})
+    add_guest(sim.state, "lxc", 161, "node1", {"rootfs": "local-lvm:vm-160-disk-0,size=8G"})
+    assert sim.request("PUT", "/nodes/node1/lxc/161/resize", {"disk": "rootfs", "size": "+1G"}) == err(
+        "can't resize mount point owned by another container (160) at /usr/share/perl5/PVE/API2/LXC.pm line 2386.\n")

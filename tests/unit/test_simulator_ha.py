@@ -83,11 +83,13 @@ def test_a_bare_vmid_resolves_through_the_guest_list(sim):
     ok(sim, "POST", "/cluster/ha/resources", {"sid": "101"})
     assert ok(sim, "GET", "/cluster/ha/resources/101")["sid"] == "ct:101"
     assert sim.request("GET", "/cluster/ha/resources/999") == err(
-        "unable do detect SID from VMID - VM/CT 999 does not exist\n")
+        "unable to detect SID from VMID - VM/CT 999 does not exist\n")
 
 
 @pytest.mark.parametrize("form, message", [
     ({"sid": "vm:555"}, "resource 'vm:555' does not exist in cluster\n"),
+    ({"sid": "vm:101"}, "resource 'vm:101' - guest with ID 101 is not a VM\n"),
+    ({"sid": "ct:100"}, "resource 'ct:100' - guest with ID 100 is not a container\n"),
     ({"sid": "vm:100", "type": "ct"}, "types does not match\n"),
     ({"sid": "xx:100"}, "unknown section type 'xx'\n"),
     ({"sid": "vm:abc"}, "invalid VMID\n"),
@@ -135,10 +137,11 @@ def test_an_update_sets_and_deletes(sim):
 
 
 @pytest.mark.parametrize("form, answer", [
-    ({"delete": "type"}, err("update resource failed: no such option 'type'\n")),
+    ({"delete": "type"}, err("update resources config failed: no such option 'type'\n")),
+    ({"comment": "two\nlines"}, err("update resources config failed: property contains a line feed\n")),
     ({"type": "vm"}, bad({"type": NOT_IN_SCHEMA})),
     ({"group": "g1"}, err("invalid parameter 'group': ha groups have been migrated to rules\n")),
-    ({"digest": "0" * 40}, err("update resource failed: " + MODIFIED)),
+    ({"digest": "0" * 40}, err("update resources config failed: " + MODIFIED)),
 ])
 def test_an_update_pve_refuses(sim, form, answer):
     resources(sim, "vm:100")
@@ -148,7 +151,7 @@ def test_an_update_pve_refuses(sim, form, answer):
 def test_a_missing_resource(sim):
     assert sim.request("GET", "/cluster/ha/resources/vm:100") == err("no such resource 'vm:100'\n")
     assert sim.request("PUT", "/cluster/ha/resources/vm:100", {"comment": "x"}) == err(
-        "update resource failed: no such resource 'vm:100'\n")
+        "update resources config failed: no such resource 'vm:100'\n")
     assert sim.request("DELETE", "/cluster/ha/resources/vm:100") == err(
         "cannot delete service 'vm:100', not HA managed!\n")
 
@@ -231,7 +234,11 @@ def test_a_resource_affinity_rule_and_the_list_filters(sim):
     ({"type": "node-affinity", "resources": "vm:100,vm:102,vm:103", "nodes": "node1"},
      err("create ha rule failed: cannot use unmanaged resource(s) vm:102, vm:103.\n")),
     ({"type": "node-affinity", "resources": "vm:100", "nodes": "node1,node9"},
-     err("create ha rule failed: cannot use non-existant node(s) node9.\n")),
+     err("create ha rule failed: cannot use non-existent node(s) node9.\n")),
+    ({"type": "node-affinity", "resources": ",", "nodes": "node1"},
+     err("create ha rule failed: no resources were specified\n")),
+    ({"type": "node-affinity", "resources": "vm:100", "nodes": ","},
+     err("create ha rule failed: no nodes were specified\n")),
     ({"type": "resource-affinity", "resources": "vm:100", "affinity": "negative"},
      err("create ha rule failed: 400 Rule 'r1' is invalid.\n"
          "resources: rule is ineffective as there are less than two resources\n")),

@@ -30,9 +30,10 @@ LO_QGA = {"name": "lo", "hardware-address": "00:00:00:00:00:00",
           "ip-addresses": [{"ip-address-type": "ipv4", "ip-address": "127.0.0.1", "prefix": 8},
                            {"ip-address-type": "ipv6", "ip-address": "::1", "prefix": 128}]}
 LO_LXC = {"name": "lo", "hwaddr": "00:00:00:00:00:00", "hardware-address": "00:00:00:00:00:00",
+          # ip-address-type is what `ip --json a` calls the family (PVE/LXC.pm get_interfaces)
           "inet": "127.0.0.1/8", "inet6": "::1/128",
-          "ip-addresses": [{"ip-address": "127.0.0.1", "ip-address-type": "ipv4", "prefix": 8},
-                           {"ip-address": "::1", "ip-address-type": "ipv6", "prefix": 128}]}
+          "ip-addresses": [{"ip-address": "127.0.0.1", "ip-address-type": "inet", "prefix": 8},
+                           {"ip-address": "::1", "ip-address-type": "inet6", "prefix": 128}]}
 
 
 @pytest.fixture(autouse=True)
@@ -180,13 +181,13 @@ def test_a_running_container_lists_ip_a_as_pve_reads_it(sim):
         LO_LXC,
         {"name": "eth0", "hwaddr": "bc:24:11:aa:bb:01", "hardware-address": "bc:24:11:aa:bb:01",
          "inet": "192.0.2.5/24", "inet6": f"{LINK_LOCAL}/64",  # the last IPv6 address wins, as in get_interfaces
-         "ip-addresses": [{"ip-address": "192.0.2.5", "ip-address-type": "ipv4", "prefix": 24},
-                          {"ip-address": "2001:db8::5", "ip-address-type": "ipv6", "prefix": 64},
-                          {"ip-address": LINK_LOCAL, "ip-address-type": "ipv6", "prefix": 64}]},
+         "ip-addresses": [{"ip-address": "192.0.2.5", "ip-address-type": "inet", "prefix": 24},
+                          {"ip-address": "2001:db8::5", "ip-address-type": "inet6", "prefix": 64},
+                          {"ip-address": LINK_LOCAL, "ip-address-type": "inet6", "prefix": 64}]},
         {"name": "eth1", "hwaddr": "bc:24:11:aa:bb:02", "hardware-address": "bc:24:11:aa:bb:02",
          "inet": "10.101.0.101/16", "inet6": "fe80::be24:11ff:feaa:bb02/64",
-         "ip-addresses": [{"ip-address": "10.101.0.101", "ip-address-type": "ipv4", "prefix": 16},
-                          {"ip-address": "fe80::be24:11ff:feaa:bb02", "ip-address-type": "ipv6", "prefix": 64}]}]
+         "ip-addresses": [{"ip-address": "10.101.0.101", "ip-address-type": "inet", "prefix": 16},
+                          {"ip-address": "fe80::be24:11ff:feaa:bb02", "ip-address-type": "inet6", "prefix": 64}]}]
 
 
 def test_a_container_a_test_gave_addresses_and_one_without_any(sim):
@@ -194,12 +195,12 @@ def test_a_container_a_test_gave_addresses_and_one_without_any(sim):
     assert ok(sim, "/nodes/node1/lxc/101/interfaces")[1] == {
         "name": "eth0", "hwaddr": "bc:24:11:aa:bb:01", "hardware-address": "bc:24:11:aa:bb:01",
         "inet6": f"{LINK_LOCAL}/64",
-        "ip-addresses": [{"ip-address": LINK_LOCAL, "ip-address-type": "ipv6", "prefix": 64}]}
+        "ip-addresses": [{"ip-address": LINK_LOCAL, "ip-address-type": "inet6", "prefix": 64}]}
     set_guest_interfaces(sim.state, 101, {"eth0": ["10.9.8.7/8"], "eth1": []})
     rows = ok(sim, "/nodes/node1/lxc/101/interfaces")
     assert rows[1] == {"name": "eth0", "hwaddr": "bc:24:11:aa:bb:01", "hardware-address": "bc:24:11:aa:bb:01",
                        "inet": "10.9.8.7/8",
-                       "ip-addresses": [{"ip-address": "10.9.8.7", "ip-address-type": "ipv4", "prefix": 8}]}
+                       "ip-addresses": [{"ip-address": "10.9.8.7", "ip-address-type": "inet", "prefix": 8}]}
     assert rows[2] == {"name": "eth1", "hwaddr": "bc:24:11:00:65:01", "hardware-address": "bc:24:11:00:65:01",
                        "ip-addresses": []}
 

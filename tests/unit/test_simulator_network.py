@@ -25,6 +25,10 @@ VMBR0 = {"type": "bridge", "cidr": "192.168.100.11/24", "gateway": "192.168.100.
 UPID_RE = re.compile(r"^UPID:node1:[0-9A-F]{8}:[0-9A-F]{8}:[0-9A-F]{8}:srvreload:networking:root@pam!sim:$")
 
 
+# The writer's dies without a newline carry Perl's location (pve-common f665029, PVE/Network/Interfaces.pm).
+WRITER_AT = " at /usr/share/perl5/PVE/Network/Interfaces.pm line {}.\n"
+
+
 @pytest.fixture(autouse=True)
 def fresh_nodes(sim):
     """Every test starts from the install layout on every node, nothing staged and no faults."""
@@ -308,7 +312,7 @@ def test_bonds_slaves_mode_and_primary(sim):
         {"slaves": "eno1 is already used on interface 'vmbr0'."})
     assert sim.request("PUT", f"{NET}/bond0", {"type": "bond", "slaves": "eno2", "bond_mode": "active-backup",
                                                "bond-primary": "eno1"}) == err(
-        "bond 'bond0' - bond-primary interface is not a slave\n")
+        "bond 'bond0' - bond-primary interface is not a slave" + WRITER_AT.format(908))
     ok(sim, "PUT", f"{NET}/bond0", {"type": "bond", "slaves": "eno2", "bond_mode": "active-backup",
                                     "bond-primary": "eno2"})
     assert ok(sim, "GET", f"{NET}/bond0")["bond-primary"] == "eno2"
@@ -321,12 +325,13 @@ def test_vlan_names_derive_the_raw_device_and_id(sim):
     item = ok(sim, "GET", f"{NET}/eno1.10")
     assert {k: item[k] for k in ("type", "vlan-raw-device", "vlan-id", "exists")} == {
         "type": "vlan", "vlan-raw-device": "eno1", "vlan-id": "10", "exists": 1}
-    assert sim.request("POST", NET, {"iface": "vlan20", "type": "vlan"}) == err("missing vlan-raw-device option\n")
+    assert sim.request("POST", NET, {"iface": "vlan20", "type": "vlan"}) == err(
+        "missing vlan-raw-device option" + WRITER_AT.format(954))
     ok(sim, "POST", NET, {"iface": "vlan20", "type": "vlan", "vlan-raw-device": "vmbr0", "vlan-id": "99"})
     item = ok(sim, "GET", f"{NET}/vlan20")
     assert (item["vlan-raw-device"], item["vlan-id"], item["exists"]) == ("vmbr0", "20", None)
     assert sim.request("POST", NET, {"iface": "mgmt", "type": "vlan", "vlan-raw-device": "eno1"}) == err(
-        "missing vlan-id option\n")
+        "missing vlan-id option" + WRITER_AT.format(962))
     ok(sim, "POST", NET, {"iface": "mgmt", "type": "vlan", "vlan-raw-device": "eno1", "vlan-id": "30"})
     assert ok(sim, "GET", f"{NET}/mgmt")["vlan-id"] == "30"
     assert sim.request("POST", NET, {"iface": "eno9.10", "type": "vlan"}) == err(

@@ -313,7 +313,7 @@ def test_an_evpn_zone_needs_a_controller_which_the_simulator_has_none_of(sim):
     assert sim.request("POST", "/cluster/sdn/zones", {"zone": "zz", "type": "evpn", "controller": "ctl",
                                                       "vrf-vxlan": "100"}) == err(
         "create sdn zone object failed: controller ctl don't exist "
-        "at /usr/share/perl5/PVE/Network/SDN/Zones/EvpnPlugin.pm line 282.\n")
+        "at /usr/share/perl5/PVE/Network/SDN/Zones/EvpnPlugin.pm line 354.\n")
 
 
 def test_the_type_cannot_be_changed(sim):
@@ -356,7 +356,7 @@ def test_a_zone_with_vnets_cannot_be_deleted(sim):
     vnet(sim, "web", "lab")
     assert sim.request("DELETE", "/cluster/sdn/zones/lab") == err(
         "delete sdn zone object failed: zone lab is used by vnet web "
-        "at /usr/share/perl5/PVE/Network/SDN/Zones/Plugin.pm line 138.\n")
+        "at /usr/share/perl5/PVE/Network/SDN/Zones/Plugin.pm line 148.\n")
     ok(sim, "DELETE", "/cluster/sdn/vnets/web")
     ok(sim, "DELETE", "/cluster/sdn/zones/lab")
 

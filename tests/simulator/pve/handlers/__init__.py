@@ -7,4 +7,5 @@ from . import (  # noqa: F401,E402
     backup, ceph, ceph_daemons, cluster_options, domains, firewall, guests, ha, lxc, metrics, network,
     notifications, qemu, replication, sdn, zfs)
 from . import ceph_mon, ceph_osd  # noqa: F401,E402
+from . import cloudinit, guest_disks, storage_content  # noqa: F401,E402
 from . import nodes  # noqa: F401,E402

@@ -22,7 +22,7 @@ import ipaddress
 import re
 import time
 
-from ...errors import ApiError, die, locked, param_exc
+from ...errors import ApiError, die, locked, param_exc, perl_at
 from ...formats import FORMATS, FormatError, split_list
 from ..state import register_slice
 from .base import route
@@ -133,36 +133,153 @@ def _ip(text):
         return None
 
 
-def net_ip(text):
-    """Net::IP->new: an address, a network given by its network address, or an ``a-b`` range.
+# Net::IP (libnet-ip-perl 1.26, Net/IP.pm), which pve-firewall asks whether an address is one: its checks and
+# its $ERROR texts, for the forms pve-firewall hands it (an address, an address/prefix, an a-b range).
 
-    Returns the IP version, or raises FormatError with a Net::IP-like reason."""
-    if "-" in text:
-        first, _sep, last = (part.strip() for part in text.partition("-"))
-        low, high = _ip(first), _ip(last)
-        if low is None or high is None or low.version != high.version:
-            raise FormatError(f"Invalid IP range {text}")
-        if int(low) > int(high):
-            raise FormatError(f"Begin address is greater than end address {text}")
-        return low.version
-    address, slash, bits = text.partition("/")
-    ip = _ip(address)
-    if ip is None:
-        raise FormatError(f"Invalid IP address {address}")
-    if slash:
-        if not bits.isdigit() or int(bits) > ip.max_prefixlen:
-            raise FormatError(f"Invalid prefix length /{bits}")
-        try:
-            ipaddress.ip_network(text, strict=True)
-        except ValueError as err:
-            raise FormatError(f"Invalid prefix {text}") from err
-    return ip.version
+def _netip_v4_error(ip):
+    """ip_is_ipv4: None when ``ip`` is one, else Net::IP's text."""
+    if not re.fullmatch(r"[\d.]+", ip):
+        return f"Invalid chars in IP {ip}"
+    if ip.startswith("."):
+        return f"Invalid IP {ip} - starts with a dot"
+    if ip.endswith("."):
+        return f"Invalid IP {ip} - ends with a dot"
+    if re.fullmatch(r"\d+", ip) and int(ip) < 256:
+        return None
+    if ip.count(".") >= 4:
+        return f"Invalid IP address {ip}"
+    if ".." in ip:
+        return f"Empty quad in IP address {ip}"
+    for quad in ip.split("."):
+        if int(quad) >= 256:
+            return f"Invalid quad in IP address {ip} - {quad}"
+    return None
+
+
+def _netip_v6_error(ip):
+    """ip_is_ipv6: None when ``ip`` is one, else Net::IP's text ('' where it sets none)."""
+    colons = ip.count(":")
+    if not 0 < colons < 8:
+        return ""
+    for index, part in enumerate(perl_split(ip, ":"), 1):
+        if part == "" or re.fullmatch(r"[a-fA-F\d]{1,4}", part):
+            continue
+        if index == colons + 1 and _netip_v4_error(part) is None:
+            colons += 1  # an embedded IPv4 address counts as two groups
+            continue
+        return f"Invalid IP address {ip}"
+    if re.match(r"^:[^:]", ip):
+        return f"Invalid address {ip} (starts with :)"
+    if re.search(r"[^:]:$", ip):
+        return f"Invalid address {ip} (ends with :)"
+    if len(re.findall(r":(?=:)", ip)) > 1:
+        return f"Invalid address {ip} (More than one :: pattern)"
+    if colons != 7 and "::" not in ip:
+        return f"Invalid number of octets {ip}"
+    return None
+
+
+def _netip_version(ip):
+    """ip_get_version: 4 or 6, else FormatError with the last text a check set."""
+    v4_error = ""
+    if ":" not in ip:
+        v4_error = _netip_v4_error(ip)
+        if v4_error is None:
+            return 4
+    v6_error = _netip_v6_error(ip)
+    if v6_error is None:
+        return 6
+    # Net::IP leaves $ERROR as an earlier call set it when neither check sets one (8+ colons): not knowable here
+    raise FormatError(v6_error or v4_error or f"Invalid IP address {ip}")
+
+
+def _netip_expand(ip, version):
+    """ip_expand_address: IPv4 with the missing quads as 0, IPv6 as eight 4-digit groups."""
+    if version == 4:
+        quads = perl_split(ip, ".")
+        if len(quads) > 4:
+            raise FormatError(f"Not a valid IPv address {ip}")
+        if any(not re.fullmatch(r"\d{1,3}", quad) for quad in quads):
+            raise FormatError(f"Not a valid IPv4 address {ip}")
+        return ".".join(([str(int(quad)) for quad in quads] + ["0"] * 4)[:4])
+    if len(re.findall("::", ip)) > 1:
+        raise FormatError("Too many :: in ip")
+    groups = perl_split(ip.replace("::", ":!:"), ":")
+    count = len(groups)
+    for index, group in enumerate(groups):
+        if "." in group:
+            value = int.from_bytes(bytes(int(quad) % 256 for quad in _netip_expand(group, 4).split(".")), "big")
+            groups[index] = f"{value >> 16:04x}:{value & 0xffff:04x}"
+            count += 1
+        else:
+            groups[index] = "0" * (4 - len(group)) + group
+    if "000!" in groups:
+        groups[groups.index("000!")] = ":".join(["0000"] * (9 - count))
+    return ":".join(groups).lower()
+
+
+def _netip_bin(ip, version):
+    """ip_iptobin, as an int and its width."""
+    if version == 4:
+        return int.from_bytes(bytes(int(quad) % 256 for quad in ip.split(".")), "big"), 32
+    digits = ip.replace(":", "")
+    if len(digits) != 32:
+        raise FormatError(f"Bad IP address {digits}")
+    return int(digits, 16), 128
+
+
+def _netip_check_prefix(value, width, length):
+    """ip_check_prefix; the bad-prefix text shows the address in binary, as Net::IP prints it."""
+    if int(length) > width:
+        raise FormatError(f"Prefix length {length} is longer than IP address ({width})")
+    if value & ((1 << (width - int(length))) - 1):
+        raise FormatError(f"Invalid prefix {value:0{width}b}/{length}")
+
+
+def _netip_bintoip(value, version):
+    if version == 4:
+        return ".".join(str(byte) for byte in value.to_bytes(4, "big"))
+    text = f"{value:032x}"
+    return ":".join(text[at:at + 4] for at in range(0, 32, 4))
+
+
+def net_ip(text):
+    """Net::IP->new (ip_normalize, then set): the IP version, or FormatError with Net::IP::Error()'s text."""
+    prefix = re.match(r"^(\S+?)(/\S+)$", text)
+    span = None if prefix else re.match(r"^(.+?)\s*-\s*(.+)$", text)
+    if prefix:
+        version = _netip_version(prefix.group(1))
+        begin = _netip_expand(prefix.group(1), version)
+        value, width = _netip_bin(begin, version)
+        lengths = prefix.group(2)
+        while lengths:
+            step = re.match(r"^/(\d+)(,|$)", lengths)
+            if not step:
+                break  # Net::IP stops at what is not a prefix length and keeps the address
+            lengths = lengths[step.end():]
+            _netip_check_prefix(value, width, step.group(1))
+            value |= (1 << (width - int(step.group(1)))) - 1
+            if step.group(2):
+                value += 1
+        end = _netip_bintoip(value, version)
+    elif span:
+        version = _netip_version(span.group(1))
+        begin, end = _netip_expand(span.group(1), version), _netip_expand(span.group(2), version)
+    else:
+        version = _netip_version(text)
+        begin = end = _netip_expand(text, version)
+    low = _netip_bin(begin, version)[0]
+    if _netip_version(end) != version:
+        raise FormatError(f"Begin and End addresses have different IP versions - {begin} - {end}")
+    if low > _netip_bin(end, version)[0]:
+        raise FormatError(f"Begin address is greater than End address {begin} - {end}")
+    return version
 
 
 def clean_cidr(cidr):
     """clean_cidr: the host bits of a network cleared (Net::IP's bit masking; IPv6 compressed); an address as given."""
     address, slash, bits = cidr.partition("/")
-    if not bits:
+    if bits in ("", "0"):  # Perl's `return $cidr if !$len`: a length of "0" is false too
         return cidr
     try:
         return ipaddress.ip_network(cidr, strict=False).with_prefixlen
@@ -171,7 +288,8 @@ def clean_cidr(cidr):
 
 
 def verify_ip_or_cidr(value):
-    """pve_verify_ip_or_cidr: an IP with an optional /bits, cleaned by clean_cidr, then Net::IP's own checks."""
+    """pve_verify_ip_or_cidr (the ``IPorCIDR`` format pve-firewall registers): an IP with an optional /bits,
+    cleaned by clean_cidr, then Net::IP's own checks and texts (``die Net::IP::Error() . "\\n"``)."""
     address, _slash, _bits = value.partition("/")
     if _ip(address) is None or not re.match(r"^[^/]+(/\d+)?$", value):
         raise FormatError("value does not look like a valid IP address or CIDR network")
@@ -184,9 +302,9 @@ def verify_ip_or_cidr_or_alias(value):
     verify_ip_or_cidr(value)
 
 
-def perl_split(text):
+def perl_split(text, separator=","):
     """Perl's split(/,/, ...): trailing empty fields are dropped, the others kept."""
-    elements = text.split(",")
+    elements = text.split(separator)
     while elements and elements[-1] == "":
         elements.pop()
     return elements
@@ -266,18 +384,20 @@ def verify_conntrack_helper(value):
         raise FormatError("extraneous commas in list")
     for helper in helpers:
         if helper not in CONNTRACK_HELPERS:
-            raise FormatError(f"unknown helper {helper}")
+            # Firewall.pm pve_fw_verify_conntrack_helper dies without a newline: Perl adds where (mirror 6f1311f)
+            raise FormatError(f"unknown helper {helper}" + perl_at("PVE/Firewall.pm", 1167))
 
 
 # pve-firewall registers these itself (PVE::JSONSchema::register_format in Firewall.pm).
-for _name, _check in (("IPorCIDRorAlias", verify_ip_or_cidr_or_alias),
+for _name, _check in (("IPorCIDR", verify_ip_or_cidr),
+                      ("IPorCIDRorAlias", verify_ip_or_cidr_or_alias),
                       ("pve-fw-addr-spec", parse_address_list),
                       ("pve-fw-sport-spec", lambda value: parse_ports(value, False)),
                       ("pve-fw-dport-spec", lambda value: parse_ports(value, True)),
                       ("pve-fw-protocol-spec", verify_protocol),
                       ("pve-fw-icmp-type-spec", verify_icmp_type),
                       ("pve-fw-conntrack-helper", verify_conntrack_helper)):
-    FORMATS.setdefault(_name, _check)
+    FORMATS[_name] = _check
 
 
 # -- the files ------------------------------------------------------------------------------------
@@ -435,9 +555,13 @@ def verify_rule(rule, cluster, fw_conf, env):
 
     version = {"ip": None}
 
-    def set_version(found, param):
+    def set_version(found, param, plain=False):
+        """$set_ip_version: its die is a parameter error where verify_rule evals it (source, dest), a plain
+        500 where it does not (an alias's version, checked after the address list)."""
         if found:
             if version["ip"] and found != version["ip"]:
+                if plain:
+                    raise die("detected mixed ipv4/ipv6 addresses in rule")
                 error(param, "detected mixed ipv4/ipv6 addresses in rule")
             version["ip"] = found
 
@@ -458,7 +582,7 @@ def verify_rule(rule, cluster, fw_conf, env):
             name = ALIAS_REF_RE.match(value).group(2).lower()
             if name not in aliases:
                 error(param, f"no such alias '{value}'")
-            set_version(aliases[name].get("ipversion"), param)
+            set_version(aliases[name].get("ipversion"), param, plain=True)
 
     kind, action = rule.get("type"), rule.get("action")
     if not kind:
@@ -466,7 +590,7 @@ def verify_rule(rule, cluster, fw_conf, env):
     if not action:
         error("action", "missing property")
     valid_types = DIRECTIONS if env == "group" else DIRECTIONS + ("group",)
-    if kind in ("in", "out", "forward", "group") and kind not in valid_types:
+    if kind not in valid_types:
         error("type", f"invalid rule type '{kind}' for rule_env '{env}'")
     if kind in DIRECTIONS:
         if kind == "forward" and action == "REJECT":
@@ -792,7 +916,7 @@ def ipset_create(ctx, p):
         if rename:
             assert_if_modified(list_digest(_ipset_list(conf)), p.get("digest"))
             if rename not in conf["ipset"]:
-                raise param_exc({"name": f"IPSet '{rename}' does not exists"})
+                raise param_exc({"name": f"IPSet '{rename}' does not exist"})
             if name in conf["ipset"] and name != rename:
                 raise param_exc({"name": f"IPSet '{name}' does already exist"})
             conf["ipset"][name] = conf["ipset"].pop(rename)
@@ -920,7 +1044,7 @@ def group_create(ctx, p):
         if rename:
             assert_if_modified(list_digest(_group_list(conf)), p.get("digest"))
             if rename not in conf["groups"]:
-                raise param_exc({"group": f"Security group '{rename}' does not exists"})
+                raise param_exc({"group": f"Security group '{rename}' does not exist"})
             if group in conf["groups"] and group != rename:
                 raise param_exc({"group": f"Security group '{group}' does already exist"})
             conf["groups"][group] = conf["groups"].pop(rename)

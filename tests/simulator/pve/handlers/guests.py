@@ -15,7 +15,8 @@ State (``state.guests`` / ``state.volumes``, both rolled back with a failed requ
   OrderedDict key -> text (the ``<vmid>.conf`` options, ``lock`` excepted), "pending": key -> text,
   "pending_delete": key -> force (0/1), "snapshots": name -> {"description", "snaptime",
   "parent"?, "config"}, "lock": None or a lock name, "name": the display name (kept for pools.py),
-  "started": epoch of the last start, "interfaces": None or what the running guest reports (see below)}``.
+  "started": epoch of the last start, "interfaces": None or what the running guest reports (see below),
+  "cloudinit"?: a VM's ``[special:cloudinit]`` section, key -> text (cloudinit.py)}``.
   Bare entries (no ``config``) read as an empty config.
 * ``volumes[storage][volname]``: ``{"size": bytes, "vmid": int or None, "format": "raw"|"qcow2"|
   "subvol"|None, "content": "images"|"rootdir"|"vztmpl"|"iso"}``; ``local``'s three container
@@ -70,7 +71,7 @@ import uuid
 from collections import OrderedDict
 from types import SimpleNamespace
 
-from ...errors import ApiError, die
+from ...errors import ApiError, die, die_at, perm_exc
 from ...schema import load as load_schema, parse_property_string
 from ..state import register_slice
 from .base import route
@@ -412,11 +413,25 @@ def file_text(guest):
         pending["delete"] = pending_delete_text(guest["pending_delete"])
     if pending:
         raw += f"\n{PENDING_HEADER[typ]}\n" + _section(typ, pending, pending=True)
+    # write_vm_config: [special:cloudinit] only while the VM has a cloud-init drive (QemuConfig has_cloudinit)
+    if typ == "qemu" and guest.get("cloudinit") is not None and has_cloudinit_drive(guest.get("config") or {}):
+        raw += "\n[special:cloudinit]\n" + _section(typ, guest["cloudinit"])
     for name, snap in sorted((guest.get("snapshots") or {}).items()):
         conf = dict(snap.get("config") or {})
         conf.update({k: snap[k] for k in ("description", "snaptime", "parent") if snap.get(k) is not None})
         raw += f"\n[{name}]\n" + _section(typ, conf)
     return raw
+
+
+_CLOUDINIT_FILE = re.compile(r"[:/](?:vm-\d+-)?cloudinit(?:\.(?:raw|qcow|qcow2|qed|vmdk|cloop))?$")
+
+
+def has_cloudinit_drive(conf):
+    """QemuConfig has_cloudinit: the first drive whose file is a cloud-init volume (Drive.pm drive_is_cloudinit)."""
+    for key in sorted(conf):
+        if re.match(r"^(ide|sata|scsi|virtio)\d+$", key) and _CLOUDINIT_FILE.search(str(conf[key]).split(",")[0]):
+            return key
+    return None
 
 
 def digest(guest):
@@ -488,8 +503,9 @@ def check_vmid_unused(state, vmid):
 
 
 def check_pool_exist(state, pool):
+    """pve-access-control RPCEnvironment.pm check_pool_exist: a permission exception (403)."""
     if pool not in state.pools:
-        raise die(f"pool '{pool}' does not exist")
+        raise perm_exc(f"pool '{pool}' does not exist")
 
 
 def add_to_pool(state, vmid, pool):
@@ -639,6 +655,10 @@ def parse_volid(volid):
     return (m.group(1), m.group(2)) if m else (None, None)
 
 
+# The word each plugin's parse_volname dies with ("unable to parse lvm volume name ...").
+VOLNAME_KIND = {"zfspool": "zfs", "lvmthin": "lvm", "iscsidirect": "iscsi", "pbs": "PBS"}
+
+
 def parse_volname(state, volid):
     """The plugin's parse_volname: (content type, owner vmid or None, is base)."""
     sid, volname = parse_volid(volid)
@@ -646,10 +666,11 @@ def parse_volname(state, volid):
     m = re.match(r"^iso/|^vztmpl/|^backup/|^snippets/|^import/", volname)
     if m and scfg["type"] in FILE_STORAGES:
         return m.group()[:-1], None, False
-    m = re.match(r"^(?:(?:\d+/)?base-\d+-disk-\d+[^/]*/)?(?:\d+/)?(vm|base|subvol)-(\d+)-disk-\d+(\.\w+)?$", volname)
+    m = re.match(r"^(?:(?:\d+/)?base-\d+-disk-\d+[^/]*/)?(?:\d+/)?(vm|base|subvol)-(\d+)-(?:disk-\d+|cloudinit)"
+                 r"(\.\w+)?$", volname)
     if m:
         return "images", int(m.group(2)), m.group(1) == "base"
-    kind = "directory" if scfg["type"] in FILE_STORAGES else {"zfspool": "zfs"}.get(scfg["type"], scfg["type"])
+    kind = "directory" if scfg["type"] in FILE_STORAGES else VOLNAME_KIND.get(scfg["type"], scfg["type"])
     raise die(f"unable to parse {kind} volume name '{volname}'")
 
 
@@ -657,8 +678,8 @@ def check_volume_access(ctx, volid, content=None):
     """Storage::check_volume_access (content type, then the storage privileges)."""
     sid, _volname = parse_volid(volid)
     if sid is None:
-        if ctx.authid != "root@pam":
-            raise die("Only root can pass arbitrary filesystem paths.")
+        if ctx.authid != "root@pam":  # Storage.pm check_volume_access dies without a newline (pve-storage 0c56bad)
+            raise die_at("Only root can pass arbitrary filesystem paths.", "PVE/Storage.pm", 651)
         return
     vtype, owner, _base = parse_volname(ctx.state, volid)
     if content and vtype != content and not (content == "rootdir" and vtype == "images"):
@@ -681,6 +702,11 @@ def _disk_numbers(state, sid, vmid):
         if m:
             numbers.add(int(m.group(1)))
     return numbers
+
+
+def free_disk_number(state, sid, vmid):
+    """Plugin.pm get_next_vm_diskname: the lowest ``n`` no ``(vm|base|subvol)-<vmid>-disk-<n>`` on ``sid`` has."""
+    return next(i for i in range(1000) if i not in _disk_numbers(state, sid, vmid))
 
 
 def alloc_volume(state, sid, vmid, size, content, fmt=None, prefix="vm"):
@@ -725,12 +751,10 @@ def _own_part(volname):
 
 
 def free_volume(state, volid):
-    """Storage::vdisk_free; a base volume still backing linked clones stays."""
+    """Storage::vdisk_free; a base volume still backing linked clones stays (Storage.pm vdisk_free's text)."""
     sid, volname = parse_volid(volid)
-    clones = linked_clones(state, volid)
-    if clones:
-        owner = re.search(r"-(\d+)-disk-", clones[0].rsplit("/", 1)[-1]).group(1)
-        raise die(f"base volume '{volname}' is still in use by linked cloned VM {owner}")
+    if linked_clones(state, volid):
+        raise die(f"base volume '{volname}' is still in use by linked clones")
     ensure_volumes(state).get(sid, {}).pop(volname, None)
 
 

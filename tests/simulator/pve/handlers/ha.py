@@ -8,8 +8,8 @@ SectionConfig plugins behind them (``PVE::HA::Resources``, ``PVE::HA::Rules::Nod
 * Writes run under the HA domain lock; what dies inside it is prefixed the way
   ``lock_ha_domain`` does (``create ha rule failed: ...``) and answers 500, even the feasibility
   check's 400 exception, which ``"$errmsg: $err"`` stringifies.
-* A resource needs an existing guest (``resource 'vm:100' does not exist in cluster``); PVE
-  checks the VMID only, not whether it is a VM or a container. ``state`` moves the guest's
+* A resource needs an existing guest of its type (``resource 'vm:100' does not exist in cluster``,
+  ``resource 'vm:101' - guest with ID 101 is not a VM``: ``PVEVM``/``PVECT`` ``exists``). ``state`` moves the guest's
   power (``started`` runs it, ``stopped``/``disabled`` stop it) at once rather than through
   the CRM. ``enabled`` reads back as ``started`` (measured on PVE 9.2). ``group`` is refused:
   PVE 9 has migrated HA groups to rules.
@@ -42,6 +42,9 @@ GROUPS_MIGRATED = "ha groups have been migrated to rules"
 
 # The resource plugins (PVE::HA::Resources::PVEVM, ::PVECT) and the options they take.
 RESOURCE_TYPES = ("vm", "ct")
+# What each plugin's ``exists`` wants the guest to be, and how it says it is not.
+GUEST_TYPES = {"vm": "qemu", "ct": "lxc"}
+GUEST_KINDS = {"vm": "not a VM", "ct": "not a container"}
 RESOURCE_OPTIONS = ("state", "group", "comment", "max_restart", "max_relocate", "failback")
 
 # The rule plugins' options(): option -> required.
@@ -58,16 +61,19 @@ _TEXT_SAFE = "".join(chr(code) for code in range(0x20, 0x7F) if chr(code) != ":"
 # -- ha/resources.cfg ---------------------------------------------------------------------
 
 def parse_sid(state, sid):
-    """PVE::HA::Config::parse_sid: (sid, type, name); a bare VMID resolves through the guest list."""
+    """PVE::HA::Config::parse_sid: (sid, type, name); a bare VMID resolves through the guest list.
+
+    Texts: ``HA/Config.pm parse_sid`` (``unable to detect``: pve-ha-manager fixed its ``unable do detect``
+    typo in 5.1.2, commit 70c47b9)."""
     if re.match(r"^\d+$", sid):
         guest = state.guests.get(int(sid))
         if guest is None:
-            raise die(f"unable do detect SID from VMID - VM/CT {sid} does not exist")
+            raise die(f"unable to detect SID from VMID - VM/CT {sid} does not exist")  # Config.pm parse_sid
         typ = "ct" if guest["type"] == "lxc" else "vm"
         return f"{typ}:{sid}", typ, sid
     match = re.match(r"^(\S+):(\S+)$", sid)
     if not match:
-        raise die(f"unable to parse service id '{sid}'")
+        raise die(f"unable to parse service id '{sid}'")  # Config.pm parse_sid
     return sid, match.group(1), match.group(2)
 
 
@@ -94,7 +100,7 @@ def _resource_view(state, sid):
 
 
 def _no_line_feed(params):
-    """SectionConfig::check_value refuses a value with a line break."""
+    """SectionConfig::check_value refuses a value with a line break (pve-common SectionConfig.pm check_value)."""
     for value in params.values():
         if isinstance(value, str) and re.search(r"[\n\r]", value):
             raise die("property contains a line feed")
@@ -116,6 +122,7 @@ def _store(section, settings):
 
 
 def _refuse_group(params):
+    """API2/HA/Resources.pm create and update: ``group`` once the groups are migrated."""
     if "group" in params:
         raise die(f"invalid parameter 'group': {GROUPS_MIGRATED}")
 
@@ -156,19 +163,25 @@ def resource_read(ctx, p):
 
 @route("POST", "/cluster/ha/resources")
 def resource_create(ctx, p):
+    """API2/HA/Resources.pm create: ``types does not match``, the group, SectionConfig ``lookup`` (``unknown
+    section type``), ``verify_name`` (``invalid VMID``), ``exists``, ``check_config``, then under the lock
+    ``resource ID 'x' already defined``."""
     state = ctx.state
     params = dict(p)
     sid, typ, name = parse_sid(state, params.pop("sid"))
     param_type = params.pop("type", None)
     if param_type and param_type != typ:
         raise die("types does not match")
+    _refuse_group(params)
     if typ not in RESOURCE_TYPES:
         raise die(f"unknown section type '{typ}'")
     if not re.match(r"^[1-9][0-9]+$", name):
         raise die("invalid VMID")
-    if int(name) not in state.guests:
+    guest = state.guests.get(int(name))
+    if guest is None:  # Resources/PVEVM.pm, PVECT.pm exists
         raise die(f"resource '{typ}:{name}' does not exist in cluster")
-    _refuse_group(params)
+    if guest["type"] != GUEST_TYPES[typ]:
+        raise die(f"resource '{typ}:{name}' - guest with ID {name} is {GUEST_KINDS[typ]}")
     _no_line_feed(params)
     with locked(state, "create resource failed"):
         if sid in state.ha_resources:
@@ -187,13 +200,15 @@ def resource_update(ctx, p):
     delete = split_list(params.pop("delete", None))
     sid = parse_sid(state, params.pop("sid"))[0]
     _refuse_group(params)
-    _no_line_feed(params)
-    with locked(state, "update resource failed"):
+    # HA/Config.pm update_resources_config and update_single_resource_config_inplace: digest, the resource,
+    # then check_config, all under the lock
+    with locked(state, "update resources config failed"):
         if digest and digest != _resources_digest(state):
             raise die("detected modified configuration - file changed by other user? Try again.")
         scfg = state.ha_resources.get(sid)
         if scfg is None:
             raise die(f"no such resource '{sid}'")
+        _no_line_feed(params)
         _store(scfg, params)
         # PVE sets first and deletes after, without the "cannot set and delete" check.
         for key in delete:
@@ -218,7 +233,7 @@ def resource_delete(ctx, p):
 
 
 # -- /cluster/ha/groups: gone in PVE 9 ---------------------------------------------------------
-# The index's text is PVE 9's (field reports); the other methods answer in the same shape.
+# API2/HA/Groups.pm index, read, create, update, delete: each dies so once have_groups_been_migrated.
 
 @route("GET", "/cluster/ha/groups")
 def group_index(ctx, p):
@@ -367,14 +382,20 @@ def _check_rule_config(typ, params, create):
 
 
 def _assert_usable(ctx, settings):
-    """The rule handlers' $assert_resources_are_configured and $assert_nodes_do_exist."""
+    """API2/HA/Rules.pm $assert_valid_resources_param and $assert_valid_nodes_param (``non-existent`` since
+    pve-ha-manager 5.1.2, which fixed the ``non-existant`` typo). An empty list decodes to an empty hash, which
+    Perl counts as given, so it is refused rather than skipped."""
     state = ctx.state
+    if "resources" in settings and not settings["resources"]:
+        raise die("no resources were specified")
     unmanaged = sorted(sid for sid in settings.get("resources", ()) if sid not in state.ha_resources)
     if unmanaged:
         raise die(f"cannot use unmanaged resource(s) {', '.join(unmanaged)}.")
+    if "nodes" in settings and not settings["nodes"]:
+        raise die("no nodes were specified")
     unknown = sorted(node for node in settings.get("nodes", {}) if node != ctx.node and node not in state.nodes)
     if unknown:
-        raise die(f"cannot use non-existant node(s) {', '.join(unknown)}.")
+        raise die(f"cannot use non-existent node(s) {', '.join(unknown)}.")
 
 
 def _drop_false_disable(params):

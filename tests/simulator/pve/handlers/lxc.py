@@ -26,7 +26,7 @@ Reads, the pending array, snapshots and /cluster/resources are in ``guests.py``.
 
 import re
 
-from ...errors import ApiError, die, locked, param_exc, perm_exc
+from ...errors import ApiError, die, die_at, locked, param_exc, perm_exc
 from ...formats import split_list
 from . import guests as g
 from .base import route
@@ -353,7 +353,8 @@ def resize(ctx, p):
     volid = mp["volume"]
     owner = g.parse_volname(state, volid)[1]
     if owner != vmid:
-        raise die(f"can't resize mount point owned by another container ({owner})")
+        # API2/LXC.pm resize_vm dies without a newline (pve-container 94f5585, line 2386)
+        raise die_at(f"can't resize mount point owned by another container ({owner})", "PVE/API2/LXC.pm", 2386)
     ctx.access.check(ctx.authid, f"/storage/{g.parse_volid(volid)[0]}", ["Datastore.AllocateSpace"])
     info = g.volume(state, volid)
     size = info["size"] if info else (mp.get("size") or 0)
@@ -513,13 +514,15 @@ def destroy(ctx, p):
 def lxc_interface(iface):
     """One interface as PVE::LXC::get_interfaces reads ``ip --json a`` in the container's network
     namespace: ``inet``/``inet6`` are ``address/prefix`` of the *last* address of that family (the
-    loop overwrites, so a NIC with a global and a link-local IPv6 shows the link-local one); PVE 9's
-    schema adds ``hardware-address`` and every address under ``ip-addresses``."""
+    loop overwrites, so a NIC with a global and a link-local IPv6 shows the link-local one); it adds
+    ``hardware-address`` and every address under ``ip-addresses``, whose ``ip-address-type`` is ``ip``'s
+    own family name (``inet``/``inet6``, not the agent's ``ipv4``/``ipv6``)."""
     res = {"name": iface["name"], "hwaddr": iface["hwaddr"], "hardware-address": iface["hwaddr"],
            "ip-addresses": []}
     for text in iface["addresses"]:
         address, prefix, family = g.split_address(text)
-        res["inet" if family == "ipv4" else "inet6"] = f"{address}/{prefix}"
+        family = "inet" if family == "ipv4" else "inet6"
+        res[family] = f"{address}/{prefix}"
         res["ip-addresses"].append({"ip-address": address, "ip-address-type": family, "prefix": prefix})
     return res
 

@@ -17,8 +17,10 @@ of the 'interfaces' file (``PVE::INotify`` read/write_etc_network_interfaces, si
   ``method`` to manual (the address lines stay) and drops the inet6 stanza, ``bridge_vlan_aware=0``
   still writes ``bridge-vlan-aware yes``, ``delete=address`` is undone by the remaining ``cidr``, a
   ``type`` other than the live one is written as given and read back as the file says.
-* The writer's checks (ports, bond slaves, vlan parents, mtu) die with a 500; its messages without a
-  trailing newline are answered without Perl's " at FILE line N." suffix.
+* The writer's checks (ports, bond slaves, vlan parents, mtu) die with a 500; the three without a trailing
+  newline (``bond-primary interface is not a slave``, ``missing vlan-raw-device option``, ``missing vlan-id
+  option``) carry Perl's " at FILE line N." suffix, lines of ``PVE/Network/Interfaces.pm`` at pve-common
+  f665029 (pve-common 9.1.17 moved the writer there from ``PVE/INotify.pm``).
 * The apply renames interfaces.new over the file (nothing when there is none) and answers the UPID of
   a short ``srvreload``/``networking`` task owned by the caller; ``state.network_reload_failure[node]``
   (consumed once) is that task's exit status. Open vSwitch is not installed, as on a default PVE 9.
@@ -32,7 +34,7 @@ import time
 from collections import OrderedDict
 from functools import cmp_to_key
 
-from ...errors import die, param_exc
+from ...errors import die, die_at, param_exc
 from ...formats import split_list
 from ..state import register_slice
 from .base import Result, route
@@ -375,6 +377,9 @@ def _cidr_of(address, mask):
 
 # -- the writer (write_etc_network_interfaces) ------------------------------------------------------
 
+# The writer's module as installed, for the dies without a newline (Perl's location suffix).
+WRITER_PM = "PVE/Network/Interfaces.pm"
+
 def _render(config):
     """The file the writer makes of ``config`` (left untouched); dies on what the writer refuses."""
     ifaces = copy.deepcopy(config)
@@ -452,7 +457,7 @@ def _check_bonds(ifaces):
             _check_mtu(ifaces, name, slave)
             primary_is_slave = primary_is_slave or (_true(primary) and primary == slave)
         if _true(primary) and not primary_is_slave:
-            raise die(f"bond '{name}' - bond-primary interface is not a slave")
+            raise die_at(f"bond '{name}' - bond-primary interface is not a slave", WRITER_PM, 908)
 
 
 def _check_vlans(ifaces):
@@ -467,13 +472,13 @@ def _check_vlans(ifaces):
             d.pop("vlan-id", None)
         else:
             if not _true(d.get("vlan-raw-device")):
-                raise die("missing vlan-raw-device option")
+                raise die_at("missing vlan-raw-device option", WRITER_PM, 954)
             parent = d["vlan-raw-device"]
             if numbered:
                 vlan_id = numbered.group(1)
                 d.pop("vlan-id", None)
             elif not _true(d.get("vlan-id")):
-                raise die("missing vlan-id option")
+                raise die_at("missing vlan-id option", WRITER_PM, 962)
             else:
                 vlan_id = d["vlan-id"]
         if _number(vlan_id) > 4094:

@@ -31,8 +31,9 @@ _do_vm_stop). Reads, the pending array, snapshots and /cluster/resources are in 
 import re
 import time
 
-from ...errors import ApiError, die, locked, param_exc, perm_exc
+from ...errors import ApiError, die, die_at, locked, param_exc, perm_exc
 from ...formats import split_list
+from . import cloudinit as ci
 from . import guests as g
 from .base import route
 
@@ -204,7 +205,9 @@ def create_disks(state, vmid, conf, settings, default_storage, node, log):
             sid = g.parse_volid(volid)[0]
             if sid:
                 if g.parse_volname(state, volid)[0] not in ("images", "iso"):
-                    raise die(f"cannot use volume {volid} - content type needs to be 'images' or 'iso'")
+                    # API2/Qemu.pm $create_disks dies without a newline (qemu-server e6352be, line 688)
+                    raise die_at(f"cannot use volume {volid} - content type needs to be 'images' or 'iso'",
+                                 "PVE/API2/Qemu.pm", 688)
                 info = g.volume(state, volid)
                 if info is None:
                     raise die(f"volume {volid} does not exist")
@@ -270,8 +273,12 @@ def apply_pending(state, guest, vmid):
     for key, force in sorted(guest["pending_delete"].items()):
         _apply_delete(state, guest, vmid, key, force)
     g.cleanup_pending(guest)
+    new_cloudinit_drive = False
     for key in sorted(guest["pending"]):
+        new_cloudinit_drive |= bool(DRIVE_KEY.match(key) and g.has_cloudinit_drive({key: guest["pending"][key]}))
         _apply_value(state, guest, vmid, key)
+    if new_cloudinit_drive:
+        ci.apply_config(state, guest)
 
 
 def _disk_live(conf, key, value, features):
@@ -326,7 +333,9 @@ def hotplug_pending(state, guest, vmid):
     features = _hotplug_features(conf)
     errors = {}
     for key in [k for k in pending if k in FAST_PLUG]:
-        conf[key] = pending.pop(key)
+        new = pending.pop(key)
+        ci.record_live_change(guest, key, conf.get(key), new)
+        conf[key] = new
     for key, force in sorted(guest["pending_delete"].items()):
         live = key in FAST_PLUG or LIVE_ALWAYS.match(key)
         if key == "hotplug":
@@ -338,7 +347,9 @@ def hotplug_pending(state, guest, vmid):
         elif _needs(key, features) is not None:
             live = _needs(key, features)
         if live:
+            old = conf.get(key)
             _apply_delete(state, guest, vmid, key, force)
+            ci.record_live_change(guest, key, old, None)
     for key in sorted(pending):
         value = pending[key]
         try:
@@ -360,7 +371,11 @@ def hotplug_pending(state, guest, vmid):
             errors[key] = f"hotplug problem - {err.message.rstrip()}"
             continue
         if live:
+            old = conf.get(key)
             _apply_value(state, guest, vmid, key)
+            ci.record_live_change(guest, key, old, conf.get(key))
+    if "cloudinit" in features and ci.has_changes(guest):
+        ci.update_drive(state, guest)
     return errors
 
 
@@ -652,6 +667,7 @@ def _start_work(ctx, p):
     if guest["status"] == "running":
         raise die(f"VM {vmid} already running")
     apply_pending(state, guest, vmid)
+    ci.apply_config(state, guest)  # vm_start regenerates the cloud-init drive
     g.sync_name(guest, vmid)
     g.start(guest)
 
@@ -719,6 +735,7 @@ def reboot(ctx, p):
         if vmid in state.shutdown_ignored:
             raise die("VM quit/powerdown failed - got timeout")
         apply_pending(state, guest, vmid)
+        ci.apply_config(state, guest)
         g.sync_name(guest, vmid)
         g.start(guest)
     return g.run_task(ctx, p["node"], "qmreboot", vmid, work)

@@ -14,8 +14,8 @@ options() and their vnet_update_hook / on_update_hook / on_delete_hook), ``VnetP
   method's message (``create sdn zone object failed: ...``), a 400 exception stringified. Without
   quorum the lock itself fails (``cfs-lock 'domain-sdn' error: no quorum!``); the creates ask
   ``check_cfs_quorum`` first (``cluster not ready - no quorum?``).
-* Where PVE dies without a newline, Perl appends the source line: those lines are from the newest
-  pve-network source read (they move between releases).
+* Where PVE dies without a newline, Perl appends the source line: those lines are pve-network's at
+  commit ecf98c5 (2026-03-31; they move between releases).
 * Not simulated: controllers, DNS servers and other IPAMs (only the built-in ``pve`` exists, so
   an evpn zone never finds its controller), the IPAM database (gateways and allocations), fabrics,
   the global lock of ``/cluster/sdn/lock`` (``lock-token`` is accepted and ignored) and the node
@@ -78,9 +78,10 @@ NOT_FOUND = {"zones": "sdn '{}' does not exist", "vnets": "sdn vnet '{}' does no
 DHCP_RANGE = {"start-address": {"type": "ip"}, "end-address": {"type": "ip"}}
 DHCP_RANGES = {"type": "array", "items": {"type": "string", "format": DHCP_RANGE}}
 
-# Where the dies without a newline happen (file, line) in the newest source read.
-ZONE_IN_USE_AT = ("/usr/share/perl5/PVE/Network/SDN/Zones/Plugin.pm", 138)
-EVPN_CONTROLLER_AT = ("/usr/share/perl5/PVE/Network/SDN/Zones/EvpnPlugin.pm", 282)
+# Where the dies without a newline happen (file, line) at pve-network ecf98c5: Zones/Plugin.pm on_delete_hook,
+# Zones/EvpnPlugin.pm on_update_hook, and the vnet API's create/update calling SectionConfig lookup (croak).
+ZONE_IN_USE_AT = ("/usr/share/perl5/PVE/Network/SDN/Zones/Plugin.pm", 148)
+EVPN_CONTROLLER_AT = ("/usr/share/perl5/PVE/Network/SDN/Zones/EvpnPlugin.pm", 354)
 VNETS_PM = "/usr/share/perl5/PVE/API2/Network/SDN/Vnets.pm"
 VNET_CREATE_LOOKUP, VNET_UPDATE_LOOKUP = 326, 402
 
