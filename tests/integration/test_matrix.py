@@ -10,10 +10,13 @@ Each step runs all six families at once (one play), on each execution path:
 check-mode create writes nothing → create → re-run changed=false with zero writes and the minimum of
 GETs → drift made through the API behind the module's back → --check --diff names exactly the drifted
 fields and writes nothing → a real run repairs with exactly one write per drifted object →
-state=absent → again changed=false.
+state=absent → again changed=false. The module path skips the two confirming re-runs (after the repair,
+the second absent): its step 3 proved that a converged object costs zero writes.
 """
 
 import pytest
+
+from conftest import reconfirms
 
 # Made once before every case, outside the declaration: the groups users and grants refer to.
 SETUP = [('POST', '/access/groups', {'groupid': 'operators'}), ('POST', '/access/groups', {'groupid': 'dev'})]
@@ -127,8 +130,10 @@ class Matrix:
         return run, outcome
 
 
-@pytest.mark.compat
-@pytest.mark.parametrize('path', PATHS)
+# On the oldest and newest ansible-core, the controller and declare paths; the module path is covered there
+# by test_paths.py's compat test.
+@pytest.mark.parametrize('path', [pytest.param(path, marks=pytest.mark.compat) if path != 'module' else path
+                                  for path in PATHS])
 def test_matrix(sim, playbook, path):
     api(sim, SETUP)
     matrix = Matrix(sim, playbook, path)
@@ -182,16 +187,18 @@ def test_matrix(sim, playbook, path):
         assert len(written) == 1, (module, written)
         sent = set(written[0]['form']) | set(str(written[0]['form'].get('delete', '')).split(','))
         assert set(FAMILIES[module]['drifted'].values()) <= sent, (module, written)
-    run, outcome = matrix.run('args')
-    assert not any(outcome[module]['changed'] for module in MODULES)
-    assert sim.writes() == []
+    if reconfirms(path):
+        run, outcome = matrix.run('args')
+        assert not any(outcome[module]['changed'] for module in MODULES)
+        assert sim.writes() == []
 
     # 7. state=absent removes, 8. again is a no-op
     run, outcome = matrix.run('absent')
     for module in MODULES:
         assert outcome[module]['changed'] is True and outcome[module]['plan']['action'] == 'delete', module
         assert len(of(module, sim.writes())) == 1, module
-    run, outcome = matrix.run('absent')
-    for module in MODULES:
-        assert outcome[module]['changed'] is False and outcome[module]['object'] == {}, module
-    assert sim.writes() == []
+    if reconfirms(path):
+        run, outcome = matrix.run('absent')
+        for module in MODULES:
+            assert outcome[module]['changed'] is False and outcome[module]['object'] == {}, module
+        assert sim.writes() == []
