@@ -120,7 +120,8 @@ def _map_sync_defaults(config, delete_deprecated):
         return
     opts = dict(part.split("=", 1) for part in text.split(",") if "=" in part)
     if opts.get("remove-vanished") is None and (opts.get("full") == "1" or opts.get("purge") == "1"):
-        props = (["entry", "properties"] if opts.get("full") == "1" else []) + (["acl"] if opts.get("purge") == "1" else [])
+        props = (["entry", "properties"] if opts.get("full") == "1" else [])
+        props += ["acl"] if opts.get("purge") == "1" else []
         opts["remove-vanished"] = ";".join(props)
     if delete_deprecated:
         opts.pop("full", None)

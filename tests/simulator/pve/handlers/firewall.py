@@ -10,8 +10,9 @@ for the API and ``src/PVE/Firewall.pm`` for the files behind it (``cluster.fw``,
 normalising the written file the way PVE's save and next parse do (PVE re-reads the file on
 every request): ipset and security group names lower-cased, an ipset address cleaned on its way in
 (``clean_cidr``: host bits cleared), ``/32`` and ``/128`` dropped, ipset entries sorted by address and
-de-duplicated, comments trimmed (an empty or ``0`` comment is not kept), a rule's ``enable`` always 0 or 1, ``ipversion`` worked out, macro
-names in PVE's spelling, a rule of type ``group`` keeping only action, iface, enable, comment.
+de-duplicated, comments trimmed (an empty or ``0`` comment is not kept), a rule's ``enable`` always 0 or 1,
+``ipversion`` worked out, macro names in PVE's spelling, a rule of type ``group`` keeping only action, iface,
+enable, comment.
 
 Digests are PVE's: SHA-1 over the list (or the options object) the answer is made of, not
 over the file, so an alias list's digest ignores the rules and vice versa.

@@ -380,6 +380,7 @@ def _cidr_of(address, mask):
 # The writer's module as installed, for the dies without a newline (Perl's location suffix).
 WRITER_PM = "PVE/Network/Interfaces.pm"
 
+
 def _render(config):
     """The file the writer makes of ``config`` (left untouched); dies on what the writer refuses."""
     ifaces = copy.deepcopy(config)

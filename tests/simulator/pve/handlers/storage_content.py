@@ -355,4 +355,3 @@ def delete(ctx, p):
             raise die(status)
         return None
     return upid
-
