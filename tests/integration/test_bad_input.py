@@ -182,10 +182,10 @@ CORPUS = [
 # Each family's own cases live beside its matrix; all of them run here, in the one playbook per path.
 CORPUS += ACCESS_NOTIFY + CLUSTER + FIREWALL + HA + NETWORK + GUESTS + STORAGE_HW + PBS + PBS_ACCESS + PBS_NOTIFY + PBS_JOBS
 # The module path refuses with the same family code; what differs there (AnsibleModule's own validation,
-# the shape of a failed result) is proven by every eighth case, spread over every family, at an eighth of
-# the cost of a module start per case (the firewall's reference and rule refusals run on both paths in
+# the shape of a failed result) is proven by every sixteenth case, spread over the families, at a sixteenth
+# of the cost of a module start per case (the firewall's reference and rule refusals run in
 # test_firewall_families.py).
-MODULE_PATH_CORPUS = CORPUS[::8]
+MODULE_PATH_CORPUS = CORPUS[::16]
 
 
 # On the oldest and newest ansible-core, the controller path: it is the one that validates with Ansible's

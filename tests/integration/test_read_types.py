@@ -13,7 +13,7 @@ from test_faults import GUESTS, MODULES, PBS_SETUP, SETUP, Faults, owner, seed_h
 from test_matrix import api
 from test_pbs_families import pbs_api
 from simulator import Simulator
-from simulator.value_types import PBS_FILES, PVE_FILES, Typing
+from simulator.value_types import PBS_FILES, PVE_FILES, PVE_PENDING, Typing
 
 # Families whose reads are live state, not a config file a parser types (their values are the daemon's JSON).
 NOT_A_FILE = {
@@ -49,13 +49,11 @@ def json_type(value):
 def mistyped(typing, template, data):
     """(key, value, wanted) for every scalar whose JSON type is not what the parser gives its schema type."""
     parser, types = typing.rule(template)
-    rows = data if isinstance(data, list) else [data]
     wrong = []
-    for row in rows:
-        for key, value in (row.items() if isinstance(row, dict) else ()):
-            got = json_type(value)
-            if key in types and got is not None and got != parser.json_type(types[key]):
-                wrong.append((key, value, parser.json_type(types[key])))
+    for row, field, prop in typing.cells(template, data):
+        got = json_type(row[field])
+        if prop in types and got is not None and got != parser.json_type(types[prop]):
+            wrong.append((prop, row[field], parser.json_type(types[prop])))
     return wrong
 
 
@@ -69,7 +67,7 @@ def test_every_family_reads_values_typed_as_its_parser_does(sim, playbook, tmp_p
     results = Faults(sim, playbook, 'controller', tmp_path, None).run()
     assert [module for module in MODULES if results[module]['status'] != 'ok'] == [], results
 
-    products = {'pve': (sim.api.schema, Typing(sim.api.schema, PVE_FILES), sim.request),
+    products = {'pve': (sim.api.schema, Typing(sim.api.schema, PVE_FILES, PVE_PENDING), sim.request),
                 'pbs': (sim.pbs.schema, Typing(sim.pbs.schema, PBS_FILES), sim.pbs_request)}
     checked, problems = {}, {}
     for entry in list(sim.log):

@@ -102,6 +102,14 @@ PVE_FILES = {
     "/nodes/{node}/qemu/{vmid}/config": "guest-config",
     "/nodes/{node}/lxc/{vmid}/config": "guest-config",
 }
+# Reads that answer a guest config as rows ``{key, value, pending, delete}`` (pve-guest-common
+# ``GuestHelpers.pm config_with_pending_array``, over the config check_type parsed): each row's ``value`` and
+# ``pending`` are typed as the property its ``key`` names in the config read's schema.
+PVE_PENDING = {
+    "/nodes/{node}/qemu/{vmid}/pending": "/nodes/{node}/qemu/{vmid}/config",
+    "/nodes/{node}/lxc/{vmid}/pending": "/nodes/{node}/lxc/{vmid}/config",
+}
+PENDING_CELLS = ("value", "pending")
 PBS_FILES = {
     "/config": "serde",
     "/access/users": "serde",
@@ -156,37 +164,48 @@ def properties(index, template):
 class Typing:
     """The retyping of one product's reads: its schema index and its file table; memoized per template."""
 
-    def __init__(self, index, files):
+    def __init__(self, index, files, pending=None):
         self.index = index
         self.files = files
+        self.pending = pending or {}
         self._memo = {}
 
     def rule(self, template):
-        """(parser, {property: schema type}) for a GET of ``template``, or None when no parser reads it."""
+        """(parser, {property: schema type}) for a GET of ``template``, or None when no parser reads it (a
+        pending read: the config read's rule)."""
         if template not in self._memo:
-            parser = parser_for(self.files, template)
+            source = self.pending.get(template, template)
+            parser = parser_for(self.files, source)
             types = {}
             if parser is not None:
-                types = {key: prop.get("type") for key, prop in properties(self.index, template).items()
+                types = {key: prop.get("type") for key, prop in properties(self.index, source).items()
                          if prop.get("type") in SCALAR_TYPES}
             self._memo[template] = (parser, types) if parser is not None else None
         return self._memo[template]
 
+    def cells(self, template, data):
+        """Every retyped place of an answer: (record, field, property) -- a record's own keys, or a pending row's
+        ``value``/``pending`` under the property its ``key`` names."""
+        rule = self.rule(template)
+        rows = data if isinstance(data, list) else [data]
+        for row in rows if rule is not None else ():
+            if not isinstance(row, dict):
+                continue
+            if template in self.pending:
+                yield from ((row, cell, row.get("key")) for cell in PENDING_CELLS if cell in row)
+            else:
+                yield from ((row, key, key) for key in list(row))
+
     def answer(self, template, data):
-        """``data`` as the product's parser gives it (records in a list each retyped)."""
+        """``data`` as the product's parser gives it (records in a list each retyped), in place."""
         rule = self.rule(template)
         if rule is None:
             return data
         parser, types = rule
-        if isinstance(data, list):
-            return [_retype(parser, types, row) for row in data]
-        return _retype(parser, types, data)
-
-
-def _retype(parser, types, record):
-    if not isinstance(record, dict):
-        return record
-    return {key: parser.value(value, types[key]) if key in types else value for key, value in record.items()}
+        for row, field, prop in self.cells(template, data):
+            if prop in types:
+                row[field] = parser.value(row[field], types[prop])
+        return data
 
 
 def _scalar(value):

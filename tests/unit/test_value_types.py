@@ -15,7 +15,7 @@ if str(TESTS) not in sys.path:
 
 from simulator import schema as pve_schema  # noqa: E402
 from simulator.pbs import schema as pbs_schema  # noqa: E402
-from simulator.value_types import PARSERS, PBS_FILES, PVE_FILES, Typing, parser_for, properties  # noqa: E402
+from simulator.value_types import PARSERS, PBS_FILES, PVE_FILES, PVE_PENDING, Typing, parser_for, properties  # noqa: E402
 # sim and _no_faults are fixtures: imported, pytest finds them here
 from simulator.fixtures import _no_faults, sim  # noqa: E402,F401  pylint: disable=unused-import
 
@@ -71,7 +71,13 @@ def test_the_property_schema_of_a_read_joins_its_returns_and_its_file_writes():
     assert properties(index, '/nodes/{node}/qemu/{vmid}/config')['memory']['type'] == 'string'
     assert parser_for(PVE_FILES, '/cluster/sdn/vnets/{vnet}').name == 'section-config'
     assert parser_for(PVE_FILES, '/cluster/resources') is None
-    typing = Typing(index, PVE_FILES)
+    typing = Typing(index, PVE_FILES, PVE_PENDING)
+    # a pending row's value and pending are typed as the property its key names (config_with_pending_array)
+    rows = [{'key': 'memory', 'value': 512, 'pending': 1024}, {'key': 'cores', 'value': '2'}, {'key': 'x', 'delete': 1}]
+    assert typing.answer('/nodes/{node}/lxc/{vmid}/pending', rows) == [
+        {'key': 'memory', 'value': 512, 'pending': 1024}, {'key': 'cores', 'value': 2}, {'key': 'x', 'delete': 1}]
+    assert typing.answer('/nodes/{node}/qemu/{vmid}/pending', [{'key': 'memory', 'value': 2048}]) == [
+        {'key': 'memory', 'value': '2048'}]
     assert typing.answer('/storage', [{'storage': 'b', 'port': '8007', 'master-pubkey': 1}]) == [
         {'storage': 'b', 'port': 8007, 'master-pubkey': '1'}]
 

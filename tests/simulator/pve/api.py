@@ -27,7 +27,7 @@ from .. import schema as schema_mod
 from ..auth import Access
 from ..errors import ApiError, AuthFailure, die, param_exc, perm_exc
 from ..http import MAX_BODY, Response, json_headers, parse_query, reason, split_target
-from ..value_types import PVE_FILES, Typing
+from ..value_types import PVE_FILES, PVE_PENDING, Typing
 from .handlers import ROUTES, Context, Result
 
 _KNOWN_METHODS = ("GET", "POST", "PUT", "DELETE")
@@ -69,7 +69,7 @@ class PveApi:
         self.sim = sim
         self.state = sim.state
         self.schema = schema_mod.load()
-        self.typing = Typing(self.schema, PVE_FILES)
+        self.typing = Typing(self.schema, PVE_FILES, PVE_PENDING)
         self.access = Access(sim.state)
         self.authenticator = sim.authenticator
 
