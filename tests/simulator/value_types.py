@@ -20,8 +20,8 @@ happened to store it (an ``int`` for a string property, ``"1"`` for a boolean). 
 * ``firewall``: pve-firewall ``Firewall.pm parse_clusterfw_option`` / ``parse_hostfw_option`` and the rule
   parser: ``int()`` on the flag and integer options, the text otherwise: booleans and integers numbers.
 * ``notify``: pve-manager ``API2/Cluster/Notifications.pm`` answers proxmox-notify's typed config through
-  perlmod: flags and numbers as JSON numbers (how perlmod hands a Rust ``bool`` to Perl is not in the stored
-  sources: unverified, docs/simulator.md).
+  perlmod, whose serializer hands a Rust ``bool`` to Perl as an unsigned integer (perlmod-rs
+  ``perlmod/src/ser/mod.rs serialize_bool``): flags 1/0, numbers JSON numbers.
 * ``serde`` (PBS): the typed Rust config structs serialized by serde_json: booleans JSON ``true``/``false``,
   integers and numbers JSON numbers, the rest strings.
 
@@ -74,9 +74,8 @@ PARSERS = {parser.name: parser for parser in (
     Parser("user-config", "pve-access-control src/PVE/AccessControl.pm parse_user_config", ("boolean", "integer")),
     Parser("key-value", "pve-common src/PVE/JSONSchema.pm parse_config", ("boolean",)),
     Parser("firewall", "pve-firewall src/PVE/Firewall.pm parse_*fw_option, parse_fw_rule", ("boolean", "integer")),
-    # Unverified: perlmod's conversion of the Rust values is not in the stored sources; 1/0 as the PVE GUI reads it.
     Parser("notify", "pve-manager PVE/API2/Cluster/Notifications.pm: proxmox-notify's typed config through perlmod "
-                     "(PVE::RS::Notify)", NUMBERS),
+                     "(PVE::RS::Notify; perlmod-rs perlmod/src/ser/mod.rs serialize_bool: Value::new_uint)", NUMBERS),
     Parser("serde", "proxmox-backup: serde_json of the pbs-api-types config structs", NUMBERS, json_booleans=True),
 )}
 
