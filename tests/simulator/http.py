@@ -41,6 +41,9 @@ class Response:
     reason: str
     body: bytes = b""
     headers: list = field(default_factory=list)
+    # a streamed file (pve-http-server AnyEvent.pm send_file_start with `stream`): no Content-Length, the body
+    # ends where the server shuts the connection down (response_stream's push_shutdown)
+    stream: bool = False
 
 
 def reason(message, status):
@@ -140,7 +143,10 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header(key, value)
             if key.lower() == "connection" and value.lower() == "close":
                 self.close_connection = True
-        self.send_header("Content-Length", str(len(resp.body)))
+        if resp.stream:
+            self.close_connection = True
+        else:
+            self.send_header("Content-Length", str(len(resp.body)))
         close_on_error = getattr(self.server.member.app, "close_on_error", True)
         if resp.status >= 400 and close_on_error and not self.close_connection:
             self.send_header("Connection", "close")

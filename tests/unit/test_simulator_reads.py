@@ -7,6 +7,7 @@ and their JSON types, the filters, who may see what, and the errors in PVE's wor
 Run: python -m pytest tests/unit/test_simulator_reads.py -q
 """
 
+import gzip
 import http.client
 import json
 import ssl
@@ -363,6 +364,39 @@ def test_task_log_reads_as_dump_logfile(sim):
         400, 'Parameter verification failed.\n', {'upid': 'unable to parse worker upid'})
     assert refused(sim, 'GET', path, {'download': 1, 'start': 0}) == (
         500, "'download' cannot be used together with 'start' or 'limit' parameters\n", None)
+
+
+def raw_get(sim, path):
+    """One token-authenticated GET over a connection of its own: (status, headers, raw body read to the close)."""
+    host, port = sim.members[0].split(':')
+    conn = http.client.HTTPSConnection(host, int(port), timeout=5,
+                                       context=ssl.create_default_context(cafile=sim.ca_path))
+    try:
+        conn.request('GET', '/api2/json' + path,
+                     headers={'Authorization': 'PVEAPIToken=%s=%s' % (sim.token_id, sim.token_secret)})
+        resp = conn.getresponse()
+        return resp.status, dict((key.lower(), value) for key, value in resp.getheaders()), resp.read()
+    finally:
+        conn.close()
+
+
+def test_a_task_log_downloads_as_its_file_streamed_and_gzipped_past_1024_bytes(sim):
+    # Tasks.pm read_task_log `download`, streamed by pve-http-server's send_file_start: no Content-Length
+    short = seed_task(sim, 'node1', 'vzdump', '100', 'root@pam', T0, lines=['INFO: starting'])
+    status, headers, body = raw_get(sim, '/nodes/node1/tasks/%s/log?download=1' % quoted(short))
+    started = time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime(T0))
+    assert (status, body) == (200, b'INFO: starting\nTASK OK\n')
+    assert headers['content-type'] == 'text/plain' and 'content-length' not in headers
+    assert 'content-encoding' not in headers
+    assert headers['content-disposition'] == 'attachment; filename="task-node1-vzdump-%s.log"' % started
+    long = seed_task(sim, 'node1', 'vzdump', '101', 'root@pam', T0, lines=['INFO: line %04d' % n for n in range(80)])
+    status, headers, body = raw_get(sim, '/nodes/node1/tasks/%s/log?download=1' % quoted(long))
+    assert status == 200 and headers['content-encoding'] == 'gzip'
+    assert gzip.decompress(body).decode().splitlines() == ['INFO: line %04d' % n for n in range(80)] + ['TASK OK']
+    # a task whose file is not on that node: the open's die
+    missing = refused(sim, 'GET', '/nodes/node2/tasks/%s/log' % quoted(short), {'download': 1})
+    assert missing == (500, "Could not open file '/var/log/pve/tasks/%s/%s' - No such file or directory\n"
+                       % (short.split(':')[4][7], short), None)
 
 
 def test_task_log_of_a_foreign_task_needs_sys_audit(sim):

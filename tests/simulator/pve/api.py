@@ -29,6 +29,7 @@ from ..errors import ApiError, AuthFailure, die, param_exc, perm_exc
 from ..http import MAX_BODY, Response, json_headers, parse_query, reason, split_target
 from ..value_types import PVE_FILES, PVE_PENDING, Typing
 from .handlers import ROUTES, Context, Result
+from .handlers.base import Download
 
 _KNOWN_METHODS = ("GET", "POST", "PUT", "DELETE")
 
@@ -42,6 +43,15 @@ def envelope(data, extra=None):
     body = {"data": data}
     body.update(extra or {})
     return Response(200, "OK", json.dumps(body).encode(), json_headers())
+
+
+def streamed(download):
+    """send_file_start's streamed answer: the file's type, encoding and disposition, PVE's no-cache headers."""
+    headers = [("Content-Type", download.content_type)]
+    headers += [(name, value) for name, value in (("Content-Encoding", download.encoding),
+                                                  ("Content-Disposition", download.disposition)) if value]
+    headers += [header for header in json_headers() if header[0] != "Content-Type"]
+    return Response(200, "OK", download.body, headers, stream=True)
 
 
 def error_response(status, message, errors=None):
@@ -207,6 +217,8 @@ class PveApi:
                           authid=authid, member=req.member, method=method, rel_path=rel,
                           template=template, raw=normalized, schema=pschema)
             result = handler(ctx, schema_mod.coerce(normalized, pschema))
+        if isinstance(result, Download):
+            return streamed(result)
         if not isinstance(result, Result):
             result = Result(result)
         if method == "GET":  # a config read answers what PVE's parser makes of the file (value_types)

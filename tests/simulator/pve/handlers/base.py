@@ -31,6 +31,16 @@ class Result:
 
 
 @dataclass
+class Download:
+    """A method's ``{download => {fh, stream => 1, 'content-type', 'content-encoding', 'content-disposition'}}``
+    answer, which pveproxy streams as the raw body (pve-http-server ``AnyEvent.pm send_file_start``)."""
+    body: bytes
+    content_type: str
+    encoding: object = None
+    disposition: object = None
+
+
+@dataclass
 class Context:
     state: object        # pve.state.ClusterState
     access: object       # auth.Access
