@@ -13,7 +13,7 @@ family or row cannot be skipped silently.
 The rows of ``CONNECTION_ROWS`` prove the connection layer (members, failover, a write that may have left,
 OpenBao and the lease cache: api.py and credentials.py), which every family reaches through the same code on
 both paths. The controller path runs every row over every family. The module path, where each task is a
-process of its own, runs the connection rows over every fourth family and the other rows over every third,
+process of its own, runs the connection rows over every eighth family and the other rows over every third,
 rotating thirds between rows (``module_path_sample``), which keeps the suite's time in bounds while each
 path meets each fault and each family meets every row on the controller path and a third of the family rows on
 the module path. A sampled family brings what its object names (``NEEDS``: an HA rule its resource).
@@ -377,11 +377,12 @@ NEEDS = {'ha_rule': 'ha_resource'}
 
 
 def module_path_sample(fault, modules):
-    """The families a row runs on the module path, where each task is a process of its own: every fourth for a
-    connection row, every third for the others, the rows rotating between the three thirds so that each family
-    meets a third of those rows there. The controller path runs every family in every row."""
+    """The families a row runs on the module path, where each task is a process of its own: every eighth for a
+    connection row (the connection layer is one code path for every family), every third for the others, the rows
+    rotating between the three thirds so that each family meets a third of those rows there. The controller path
+    runs every family in every row."""
     if fault in CONNECTION_ROWS:
-        chosen = modules[::4]
+        chosen = modules[::8]
     else:
         family_rows = sorted(row for row in FAULTS if row not in CONNECTION_ROWS)
         chosen = modules[family_rows.index(fault) % 3::3]
