@@ -111,7 +111,7 @@ for target in "${targets[@]}"; do
     core[$target]=$("$py" -c 'import sys, ansible; print("ansible-core %s, Python %s" % (ansible.__version__, sys.version.split()[0]))')
     echo "compat $target: running with ${core[$target]}"
     log=$(mktemp)
-    "$py" -m pytest -n 2 -p no:cacheprovider -m compat tests/integration 2>&1 | tee "$log"
+    "$py" -m pytest -n 2 --dist worksteal -p no:cacheprovider -m compat tests/integration 2>&1 | tee "$log"
     rc=${PIPESTATUS[0]}
     closing[$target]=$(grep -E '^=+ .*(passed|failed|error|no tests ran).* in [0-9.]+s' "$log" | tail -1)
     rm -f "$log"

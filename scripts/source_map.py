@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Write the simulator's source map and coverage figure into docs/simulator.md (section "Source map").
 
 For every route the simulator serves (``simulator.pve.handlers.ROUTES``, ``simulator.pbs.handlers.ROUTES``) it
@@ -276,7 +275,7 @@ class PveWalk:
     def dynamic_match(self, method, path, schema_name):
         """A method whose path is built from a variable: the generator block whose package is mounted at the
         path's parent, and the table key naming the last segment (qemu-server Agent.pm ``register_command``)."""
-        head, _, last = path.rpartition("/")
+        head, _slash, last = path.rpartition("/")
         for prefix, name, holder, block, via in self.dynamic:
             if prefix != (head or "/") or schema_name != last:
                 continue
@@ -478,7 +477,7 @@ class PbsWalk:
         """A path (``ITEM_ROUTER``, ``user::ROUTER``, ``crate::api2::x::ROUTER``) used in ``module`` ->
         (module, name) of its definition."""
         parts = reference.split("::")
-        _, here = self.module_file(module)
+        _repo, here = self.module_file(module)
         if parts[0] == "crate":
             return "::".join(parts[:-1]), parts[-1]
         if parts[0] == "self":
@@ -501,7 +500,7 @@ class PbsWalk:
     # routers
     def _walk_ref(self, reference, module, path, seen):
         module, name = self.resolve(reference, module or "crate::api2")
-        _, file = self.module_file(module)
+        _repo, file = self.module_file(module)
         if file is None or name not in file.consts or (module, name) in seen:
             return
         self._walk_expr(file.consts[name][1], module, path, seen | {(module, name)})
@@ -525,7 +524,7 @@ class PbsWalk:
         expr = expr.strip().lstrip("&").strip()
         if re.fullmatch(r"[\w:]+", expr):
             module, name = self.resolve(expr, module)
-            _, file = self.module_file(module)
+            _repo, file = self.module_file(module)
             if file is None or name not in file.consts:
                 return []
             expr = file.consts[name][1]
@@ -552,7 +551,7 @@ class PbsWalk:
                                                    "an inline `ApiMethod::new`"))
             return
         target, name = self.resolve(expr, module)
-        _, file = self.module_file(target)
+        _repo, file = self.module_file(target)
         if file is None:
             self.methods.setdefault((http, path), (None, None, name, "in `%s`, outside this repository" % target))
             return
@@ -655,7 +654,7 @@ def write_section(doc, text):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n", maxsplit=1)[0])
     parser.add_argument("--mirrors", default=os.path.join(os.path.dirname(REPO), ".mirror"),
                         help="directory of the proxmox+<repo>/repo git mirrors (default: %(default)s)")
     parser.add_argument("--doc", default=DOC)

@@ -4,7 +4,7 @@
 # Steps, in order, stopping at the first failure; a summary with each step's
 # wall time is printed however the run ends:
 #   venv     create/refresh .venv from requirements-dev.txt (skipped when unchanged)
-#   pytest   tests/unit + tests/integration, 2 workers
+#   pytest   tests/integration + tests/unit, 2 workers (work stealing)
 #   compat   the `compat`-marked integration tests on ansible-core 2.17 and 2.21 (scripts/compat.sh)
 #   sanity   ansible-test sanity, every test, no ignore entries (scripts/sanity.sh)
 #   lint     ansible-lint --profile production on roles/ and examples/
@@ -64,7 +64,9 @@ step_venv() {
 
 step_pytest() {
     local dirs=() d
-    for d in tests/unit tests/integration; do [[ -d $d ]] && dirs+=("$d"); done
+    # the long integration tests first, the many short unit tests last, and idle workers steal queued tests:
+    # the run ends with two workers busy on short tests rather than one on a long one
+    for d in tests/integration tests/unit; do [[ -d $d ]] && dirs+=("$d"); done
     local have_tests
     have_tests=$(find tests -path tests/output -prune -o \( -name 'test_*.py' -o -name '*_test.py' \) -print 2>/dev/null | head -1)
     if ((${#dirs[@]} == 0)) && [[ -z $have_tests ]]; then
@@ -73,7 +75,8 @@ step_pytest() {
     fi
     local log rc
     log=$(mktemp)
-    "$venv/bin/python" -m pytest -n 2 -p no:cacheprovider --durations=15 "${dirs[@]}" 2>&1 | tee "$log"
+    "$venv/bin/python" -m pytest -n 2 --dist worksteal -p no:cacheprovider --durations=15 "${dirs[@]}" 2>&1 |
+        tee "$log"
     rc=${PIPESTATUS[0]}
     pytest_line=$(grep -E '^=+ .*(passed|failed|error|no tests ran).* in [0-9.]+s' "$log" | tail -1)
     rm -f "$log"

@@ -12,11 +12,11 @@ family or row cannot be skipped silently.
 
 The rows of ``CONNECTION_ROWS`` prove the connection layer (members, failover, a write that may have left,
 OpenBao and the lease cache: api.py and credentials.py), which every family reaches through the same code on
-both paths. The controller path runs every row over every family. The module path, where each task is a
-process of its own, runs the connection rows over every eighth family and the other rows over every third,
-rotating thirds between rows (``module_path_sample``), which keeps the suite's time in bounds while each
-path meets each fault and each family meets every row on the controller path and a third of the family rows on
-the module path. A sampled family brings what its object names (``NEEDS``: an HA rule its resource).
+both paths. The controller path runs the connection rows over every second family (alternating halves between
+rows) and every other row over every family. The module path, where each task is a process of its own, runs the
+connection rows over every eighth family and the other rows over every third, rotating thirds between rows
+(``sample``), which keeps the suite's time in bounds while each path meets each fault and each family meets
+every family row on the controller path and a third of them on the module path. A sampled family brings what its object names (``NEEDS``: an HA rule its resource).
 
 The backup server's families (``pbs_*``) are in every row: their tasks get the row's connection pointed at
 the backup server (``on_the_backup_server``), and the row's forced answers and hooks go to it
@@ -376,13 +376,15 @@ CONNECTION_ROWS = ('one member refuses', 'one member hangs', 'one member unreach
 NEEDS = {'ha_rule': 'ha_resource'}
 
 
-def module_path_sample(fault, modules):
-    """The families a row runs on the module path, where each task is a process of its own: every eighth for a
-    connection row (the connection layer is one code path for every family), every third for the others, the rows
-    rotating between the three thirds so that each family meets a third of those rows there. The controller path
-    runs every family in every row."""
+def sample(fault, modules, path):
+    """The families a row runs on ``path``. A connection row (one code path for every family): every second
+    family on the controller path, the rows alternating between the halves, and every eighth on the module path,
+    where each task is a process of its own. The other rows: every family on the controller path, every third on
+    the module path, the rows rotating between the thirds, so each family meets a third of them there."""
     if fault in CONNECTION_ROWS:
-        chosen = modules[::8]
+        chosen = modules[CONNECTION_ROWS.index(fault) % 2::2] if path == 'controller' else modules[::8]
+    elif path == 'controller':
+        return modules
     else:
         family_rows = sorted(row for row in FAULTS if row not in CONNECTION_ROWS)
         chosen = modules[family_rows.index(fault) % 3::3]
@@ -443,9 +445,7 @@ class Faults:
         self.path = path
         self.tmp_path = tmp_path
         # The families the row applies to (every one, unless NOT_APPLICABLE says why not).
-        self.modules = [module for module in MODULES if applies(fault, module)]
-        if path == 'module':
-            self.modules = module_path_sample(fault, self.modules)
+        self.modules = sample(fault, [module for module in MODULES if applies(fault, module)], path)
 
     def connection(self, timeout=None):
         return dict(self.sim.module_options(), api_timeout=timeout or 5)

@@ -79,7 +79,7 @@ def coverage(schema, served):
     """``Coverage(served, total, unserved)`` of the schema methods ``schema`` (a set of (method, path)) under the
     paths simulated by ``served`` (a set of (method, path)); ``unserved`` is sorted by path, then method.
     Served routes that are not schema methods count for neither number."""
-    paths = simulated_paths(set(path for _, path in schema), set(path for _, path in served))
+    paths = simulated_paths(set(key[1] for key in schema), set(key[1] for key in served))
     under = set(key for key in schema if key[1] in paths)
     unserved = sorted(under - set(served), key=lambda key: (key[1], key[0]))
     return Coverage(len(under & set(served)), len(under), unserved)

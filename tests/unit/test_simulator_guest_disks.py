@@ -394,7 +394,7 @@ def test_cloudinit_pending_lists_what_the_drive_does_not_carry_yet(sim):
     # live changes on the running VM: a changed, an added and a deleted option, and a changed NIC address; the
     # password is not recorded (update_vm_api writes it into the config, not through [PENDING])
     ok(sim, "PUT", "/nodes/node1/qemu/300/config", {"ciuser": "ops", "searchdomain": "example.org",
-                                                   "delete": "sshkeys", "ipconfig0": "ip=dhcp", "cipassword": "pw"})
+                                                    "delete": "sshkeys", "ipconfig0": "ip=dhcp", "cipassword": "pw"})
     assert sim.state.guests[300]["cloudinit"] == {"added": "searchdomain", "ciuser": "admin",
                                                   "ipconfig0": "ip=192.0.2.10/24,gw=192.0.2.1",
                                                   "sshkeys": "ssh-ed25519%20AAAAC3Nz%20me%40laptop%0A"}

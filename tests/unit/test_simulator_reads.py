@@ -124,8 +124,8 @@ def listed(sim, form=None, token=None, node='node1'):
 # -- /version, /nodes/{node}, /nodes/{node}/version ------------------------------------------------------
 
 def test_version_answers_pvecfg_and_the_datacenter_console(sim):
-    assert ok(sim, 'GET', '/version') == dict((key, sim.state.version[key]) for key in ('version', 'release',
-                                                                                          'repoid'))
+    assert ok(sim, 'GET', '/version') == dict((key, sim.state.version[key])
+                                              for key in ('version', 'release', 'repoid'))
     sim.state.datacenter['console'] = 'xtermjs'
     assert ok(sim, 'GET', '/version')['console'] == 'xtermjs'
     sim.state.datacenter['console'] = 'applet'  # parse_datacenter_config maps the deprecated viewer

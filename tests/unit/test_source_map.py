@@ -162,7 +162,7 @@ def test_parent():
 
 
 def test_simulated_paths_are_served_paths_and_their_siblings():
-    paths = set(path for _, path in coverage.schema_methods(SCHEMA_TREE))
+    paths = set(key[1] for key in coverage.schema_methods(SCHEMA_TREE))
     # /nodes/{node}/qemu served: itself and its siblings (lxc, lxc-like); not what lies below it ({vmid}), nor its
     # parent /nodes/{node}, nor /nodes, nor another top-level path.
     assert coverage.simulated_paths(paths, {'/nodes/{node}/qemu'}) == {
