@@ -16,7 +16,8 @@ both paths. The controller path runs the connection rows over every second famil
 rows) and every other row over every family. The module path, where each task is a process of its own, runs the
 connection rows over every eighth family and the other rows over every third, rotating thirds between rows
 (``sample``), which keeps the suite's time in bounds while each path meets each fault and each family meets
-every family row on the controller path and a third of them on the module path. A sampled family brings what its object names (``NEEDS``: an HA rule its resource).
+every family row on the controller path and a third of them on the module path. A sampled family brings what
+its object names (``NEEDS``: an HA rule its resource).
 
 The backup server's families (``pbs_*``) are in every row: their tasks get the row's connection pointed at
 the backup server (``on_the_backup_server``), and the row's forced answers and hooks go to it

@@ -96,6 +96,7 @@ PVE_FILES = {
     "/cluster/backup": "section-config",
     "/cluster/replication": "section-config",
     "/cluster/notifications": "notify",
+    "/cluster/acme/plugins": "section-config",
     "/cluster/firewall": "firewall",
     "/nodes/{node}/firewall": "firewall",
     "/nodes/{node}/qemu/{vmid}/config": "guest-config",

@@ -31,7 +31,7 @@ def clean(sim):
     state = sim.state
     with state.lock:
         for table in (state.guests, state.volumes, state.pools, state.ha_resources, state.replication_jobs,
-                      state.acl, state.volume_ctimes, state.resolv_conf):
+                      state.acl, state.volume_ctimes, state.node_settings):
             table.clear()
         for sid in [s for s in state.storage if s not in ("local", "local-lvm")]:
             del state.storage[sid]
@@ -472,7 +472,7 @@ def test_cloudinit_dump_nocloud(sim):
         "        gateway: '192.0.2.1'\n"
         "    - type: physical\n      name: eth1\n      mac_address: 'bc:24:11:00:00:02'\n      subnets:\n"
         "      - type: ipv6_slaac\n"
-        "    - type: nameserver\n      address:\n      - '10.0.0.1'\n      search:\n      - 'sim.lan'\n")
+        "    - type: nameserver\n      address:\n      - '127.0.0.1'\n      search:\n      - 'sim.lan'\n")
     meta = ok(sim, "GET", path, {"type": "meta"})
     assert meta.startswith("instance-id: ") and len(meta) == len("instance-id: \n") + 40
     # without VM.Config.Cloudinit the password is masked (the instance id is not: it is computed unmasked)
@@ -484,7 +484,7 @@ def test_cloudinit_dump_nocloud(sim):
 def test_cloudinit_dump_configdrive2_and_the_hosts_dns(sim):
     cloudinit_vm(sim, citype="configdrive2", name="web.example.org", nameserver="192.0.2.53 192.0.2.54",
                  ciuser="root", ciupgrade=0)
-    sim.state.resolv_conf["node1"] = {"search": "corp.lan"}
+    ok(sim, "PUT", "/nodes/node1/dns", {"search": "corp.lan"})
     path = "/nodes/node1/qemu/300/cloudinit/dump"
     assert ok(sim, "GET", path, {"type": "user"}) == (
         "#cloud-config\nhostname: web\nmanage_etc_hosts: true\nfqdn: web.example.org\nuser: root\n"

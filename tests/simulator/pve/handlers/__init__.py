@@ -9,3 +9,7 @@ from . import (  # noqa: F401,E402
 from . import ceph_mon, ceph_osd  # noqa: F401,E402
 from . import cloudinit, guest_disks, storage_content  # noqa: F401,E402
 from . import nodes  # noqa: F401,E402
+from . import apt, subscription  # noqa: F401,E402
+from . import node_settings  # noqa: F401,E402
+from . import certificates  # noqa: F401,E402
+from . import acme  # noqa: F401,E402

@@ -21,8 +21,7 @@ dump_cloudinit_config).
 * ``GET .../cloudinit/dump?type=user|network|meta`` is the generated text for ``nocloud`` (the default) or
   ``configdrive2`` (``citype``, or a Windows ``ostype``; ``opennebula`` dumps as configdrive2 too, as PVE
   does). The password shows only to a caller with VM.Config.Cloudinit. Without ``nameserver``/``searchdomain``
-  the node's resolv.conf is used: ``state.resolv_conf[node]`` (``{"search", "dns1", "dns2", "dns3"}``), else
-  ``HOST_RESOLV_CONF``.
+  the node's resolv.conf is used (``node_settings.resolv_conf``, the file ``GET /nodes/{node}/dns`` reads).
 """
 
 import hashlib
@@ -33,18 +32,14 @@ import urllib.parse
 
 from ...errors import die, locked
 from ...formats import split_list
-from ..state import register_slice
 from . import guests as g
 from .base import route
+from .node_settings import resolv_conf
 from .texts import perl_true
 
 TYP = "qemu"
 BASE = "/nodes/{node}/qemu"
 MASK = "**********"
-
-# The host's /etc/resolv.conf per node (PVE::INotify read_file('resolvconf')): node -> {"search", "dns1", ...}.
-register_slice("resolv_conf", dict, snapshot=False)
-HOST_RESOLV_CONF = {"search": "sim.lan", "dns1": "10.0.0.1"}
 
 # API2/Qemu.pm $cloudinitoptions: what cloudinit_pending reports as value/pending.
 CLOUDINIT_OPTIONS = ("cicustom", "cipassword", "citype", "ciupgrade", "ciuser", "nameserver", "searchdomain",
@@ -199,7 +194,7 @@ def hostname_fqdn(conf, vmid):
 
 def dns_conf(state, node, conf):
     """Cloudinit.pm get_dns_conf: the config's searchdomain/nameserver, else the host's resolv.conf."""
-    host = state.resolv_conf.get(node, HOST_RESOLV_CONF)
+    host = resolv_conf(state, node)
     search = conf.get("searchdomain")
     if search is None:
         search = host.get("search")

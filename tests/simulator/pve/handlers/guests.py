@@ -429,7 +429,8 @@ _CLOUDINIT_FILE = re.compile(r"[:/](?:vm-\d+-)?cloudinit(?:\.(?:raw|qcow|qcow2|q
 def has_cloudinit_drive(conf):
     """QemuConfig has_cloudinit: the first drive whose file is a cloud-init volume (Drive.pm drive_is_cloudinit)."""
     for key in sorted(conf):
-        if re.match(r"^(ide|sata|scsi|virtio)\d+$", key) and _CLOUDINIT_FILE.search(str(conf[key]).split(",", maxsplit=1)[0]):
+        volume = str(conf[key]).split(",", maxsplit=1)[0]
+        if re.match(r"^(ide|sata|scsi|virtio)\d+$", key) and _CLOUDINIT_FILE.search(volume):
             return key
     return None
 
