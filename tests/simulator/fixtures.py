@@ -44,3 +44,17 @@ def serve_process(cwd, log):
     finally:
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(10) == 0
+
+
+def ok(sim, method, path, form=None, token=None):
+    """The ``data`` of a request the simulated PVE answers 200 (the unit tests' shorthand)."""
+    status, body = sim.request(method, path, form, token=token)
+    assert status == 200, (method, path, status, body)
+    return body["data"]
+
+
+def refused(sim, method, path, form=None, token=None):
+    """(status, message, errors) of a request PVE refuses."""
+    status, body = sim.request(method, path, form, token=token)
+    assert status != 200, (method, path, body)
+    return status, body.get("message"), body.get("errors")

@@ -34,6 +34,7 @@ if str(TESTS) not in sys.path:
 from simulator.pve.handlers import acme  # noqa: E402
 from simulator.pve.handlers.node_settings import settings  # noqa: E402
 # sim and _no_faults are fixtures: imported, pytest finds them here
+from simulator.fixtures import ok, refused  # noqa: E402
 from simulator.fixtures import _no_faults, sim  # noqa: E402,F401  pylint: disable=unused-import
 
 CUSTOM = '/nodes/node1/certificates/custom'
@@ -69,19 +70,6 @@ def _fresh_state(request):
 
 
 # -- helpers ------------------------------------------------------------------------------------------------------
-
-def ok(sim, method, path, form=None, token=None):
-    status, body = sim.request(method, path, form, token=token)
-    assert status == 200, (method, path, status, body)
-    return body['data']
-
-
-def refused(sim, method, path, form=None, token=None):
-    """(status, message, errors) of a request PVE refuses."""
-    status, body = sim.request(method, path, form, token=token)
-    assert status != 200, (method, path, body)
-    return status, body.get('message'), body.get('errors')
-
 
 def as_root(sim, method, path, form=None):
     """One request with a ticket of root@pam (the ACME account methods are root@pam's only); (status, body)."""

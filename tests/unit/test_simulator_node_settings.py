@@ -25,6 +25,7 @@ if str(TESTS) not in sys.path:
 from simulator.pve.handlers.cloudinit import dns_conf  # noqa: E402
 from simulator.pve.handlers.node_settings import settings  # noqa: E402
 # sim and _no_faults are fixtures: imported, pytest finds them here
+from simulator.fixtures import ok, refused  # noqa: E402
 from simulator.fixtures import _no_faults, sim  # noqa: E402,F401  pylint: disable=unused-import
 
 MODIFIED = "detected modified configuration - file changed by other user? Try again.\n"
@@ -38,19 +39,6 @@ INSTALLER_HOSTS = (
     "ff02::1 ip6-allnodes\n"
     "ff02::2 ip6-allrouters\n"
     "ff02::3 ip6-allhosts\n")
-
-
-def ok(sim, method, path, form=None, token=None):
-    status, body = sim.request(method, path, form, token=token)
-    assert status == 200, (method, path, status, body)
-    return body['data']
-
-
-def refused(sim, method, path, form=None, token=None):
-    """(status, message, errors) of a request PVE refuses."""
-    status, body = sim.request(method, path, form, token=token)
-    assert status != 200, (method, path, body)
-    return status, body.get('message'), body.get('errors')
 
 
 def sha1(text):

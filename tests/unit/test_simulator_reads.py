@@ -32,22 +32,10 @@ from ansible_collections.homeflare.proxmox.plugins.module_utils.credentials impo
 from simulator.pve.handlers.guests import add_guest  # noqa: E402
 from simulator.tasks import Task, pve_upid  # noqa: E402
 # sim and _no_faults are fixtures: imported, pytest finds them here
+from simulator.fixtures import ok, refused  # noqa: E402
 from simulator.fixtures import _no_faults, sim  # noqa: E402,F401  pylint: disable=unused-import
 
 T0 = 1760000000  # the start time of the seeded tasks
-
-
-def ok(sim, method, path, form=None, token=None):
-    status, body = sim.request(method, path, form, token=token)
-    assert status == 200, (method, path, status, body)
-    return body['data']
-
-
-def refused(sim, method, path, form=None, token=None):
-    """(status, message, errors) of a request PVE refuses."""
-    status, body = sim.request(method, path, form, token=token)
-    assert status != 200, (method, path, body)
-    return status, body.get('message'), body.get('errors')
 
 
 def quoted(upid):
