@@ -30,7 +30,7 @@ from collections import OrderedDict
 from contextlib import contextmanager
 
 from ... import schema as schema_mod
-from ...errors import die, locked, param_exc
+from ...errors import die, die_at, locked, param_exc
 from ...formats import FormatError, split_list
 from ..state import register_slice
 from . import network
@@ -80,14 +80,10 @@ DHCP_RANGES = {"type": "array", "items": {"type": "string", "format": DHCP_RANGE
 
 # Where the dies without a newline happen (file, line) at pve-network ecf98c5: Zones/Plugin.pm on_delete_hook,
 # Zones/EvpnPlugin.pm on_update_hook, and the vnet API's create/update calling SectionConfig lookup (croak).
-ZONE_IN_USE_AT = ("/usr/share/perl5/PVE/Network/SDN/Zones/Plugin.pm", 148)
-EVPN_CONTROLLER_AT = ("/usr/share/perl5/PVE/Network/SDN/Zones/EvpnPlugin.pm", 354)
-VNETS_PM = "/usr/share/perl5/PVE/API2/Network/SDN/Vnets.pm"
+ZONE_IN_USE_AT = ("PVE/Network/SDN/Zones/Plugin.pm", 148)
+EVPN_CONTROLLER_AT = ("PVE/Network/SDN/Zones/EvpnPlugin.pm", 354)
+VNETS_PM = "PVE/API2/Network/SDN/Vnets.pm"
 VNET_CREATE_LOOKUP, VNET_UPDATE_LOOKUP = 326, 402
-
-
-def _perl_die(message, where):
-    return die(f"{message} at {where[0]} line {where[1]}.")
 
 
 # -- quorum and the lock ---------------------------------------------------------------------
@@ -328,7 +324,7 @@ def _zone_update_hook(zone):
         message = "must have exactly one of peers / fabric defined"
         raise param_exc({"fabric": message, "peers": message})
     if zone["type"] == "evpn":  # no controller is configured
-        raise _perl_die(f"controller {zone['controller']} don't exist", EVPN_CONTROLLER_AT)
+        raise die_at(f"controller {zone['controller']} don't exist", *EVPN_CONTROLLER_AT)
 
 
 @route("GET", "/cluster/sdn/zones")
@@ -404,7 +400,7 @@ def zone_delete(ctx, p):
             raise die(NOT_FOUND["zones"].format(zoneid))
         for vnetid, vnet in sorted(state.sdn["vnets"].items()):  # Zones::Plugin on_delete_hook
             if vnet.get("zone") == zoneid:
-                raise _perl_die(f"zone {zoneid} is used by vnet {vnetid}", ZONE_IN_USE_AT)
+                raise die_at(f"zone {zoneid} is used by vnet {vnetid}", *ZONE_IN_USE_AT)
         del state.sdn["zones"][zoneid]
     return None
 
@@ -486,7 +482,7 @@ def _vnet_update_hooks(state, vnetid, lookup_line):
     vnet = state.sdn["vnets"][vnetid]
     zone = state.sdn["zones"].get(vnet.get("zone"))
     if zone is None:
-        raise _perl_die("cannot lookup undefined type!", (VNETS_PM, lookup_line))
+        raise die_at("cannot lookup undefined type!", VNETS_PM, lookup_line)
     VNET_HOOKS[zone["type"]](state, vnetid, vnet)
     if vnet.get("vlanaware") and _subnets_of(state, vnetid):
         raise param_exc({"vlanaware": "vlanaware vnet is not compatible with subnets"})
