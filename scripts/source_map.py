@@ -25,7 +25,6 @@ A route never gets an invented source: when nothing is found the row says ``not 
 """
 
 import argparse
-import json
 import os
 import re
 import subprocess
@@ -36,6 +35,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(REPO, "tests"))
 
 from simulator import coverage as coverage_mod  # noqa: E402  pylint: disable=wrong-import-position
+from simulator.schema import walk as schema_walk  # noqa: E402  pylint: disable=wrong-import-position
 
 DOC = os.path.join(REPO, "docs", "simulator.md")
 BEGIN, END = coverage_mod.BEGIN, coverage_mod.END
@@ -296,15 +296,9 @@ class PveWalk:
 
 def schema_names(product):
     """(method, path) -> handler name of the official schema (PBS has none)."""
-    with open(coverage_mod.schema_file(product), encoding="utf-8") as handle:
-        tree = json.load(handle)
-    names, pending = {}, list(tree)
-    while pending:
-        node = pending.pop()
-        for method, info in (node.get("info") or {}).items():
-            names[(method, node["path"])] = info.get("name")
-        pending.extend(node.get("children") or [])
-    return names
+    return dict(((method, node["path"]), info.get("name"))
+                for node in schema_walk(coverage_mod.load_tree(product))
+                for method, info in (node.get("info") or {}).items())
 
 
 def pve_rows(mirrors):

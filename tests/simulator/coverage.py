@@ -47,19 +47,17 @@ def schema_file(product):
 
 def schema_methods(tree):
     """Every ``(method, path)`` of a schema tree (``[{path, info: {METHOD: {...}}, children}]``)."""
-    found = set()
-    pending = list(tree)
-    while pending:
-        node = pending.pop()
-        for method in node.get("info") or {}:
-            found.add((method, node["path"]))
-        pending.extend(node.get("children") or [])
-    return found
+    return set((method, node["path"]) for node in pve_schema.walk(tree) for method in node.get("info") or {})
+
+
+def load_tree(product):
+    """The official schema of ``product`` as its file has it (an api_dump tree)."""
+    with open(schema_file(product), encoding="utf-8") as handle:
+        return json.load(handle)
 
 
 def load_schema_methods(product):
-    with open(schema_file(product), encoding="utf-8") as handle:
-        return schema_methods(json.load(handle))
+    return schema_methods(load_tree(product))
 
 
 def parent(path):

@@ -63,7 +63,7 @@ class SchemaIndex:
         self.root = Node()
         self.root.path = "/"
         self.methods = 0
-        for entry in _walk(tree):
+        for entry in walk(tree):
             self._add(entry["path"], entry.get("info") or {})
 
     def _add(self, path, info):
@@ -109,10 +109,11 @@ class SchemaIndex:
         return found[1] if found else None
 
 
-def _walk(nodes):
+def walk(nodes):
+    """Every node of an api_dump tree (``[{path, info, children}]``), parents before children."""
     for node in nodes:
         yield node
-        yield from _walk(node.get("children") or [])
+        yield from walk(node.get("children") or [])
 
 
 class LazySchema:
