@@ -19,6 +19,7 @@ if str(TESTS) not in sys.path:
 from simulator.errors import ApiError  # noqa: E402
 from simulator.pve.handlers import apt, subscription  # noqa: E402
 # sim and _no_faults are fixtures: imported, pytest finds them here
+from simulator.fixtures import ok  # noqa: E402
 from simulator.fixtures import _no_faults, sim  # noqa: E402,F401  pylint: disable=unused-import
 
 REPOS = "/nodes/node1/apt/repositories"
@@ -50,12 +51,6 @@ def _fresh(sim):
                 state.remove_token(userid, name)
             state.drop_acl_subject("users", userid)
             del state.users[userid]
-
-
-def ok(sim, method, path, form=None, token=None):
-    status, body = sim.request(method, path, form, token=token)
-    assert status == 200, (method, path, form, body)
-    return body["data"]
 
 
 def err(sim, method, path, form=None, token=None):

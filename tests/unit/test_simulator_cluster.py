@@ -31,23 +31,11 @@ from ansible_collections.homeflare.proxmox.plugins.module_utils.families import 
 from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import ABSENT, reconcile  # noqa: E402
 from simulator.pve.handlers.replication import run_pvesr  # noqa: E402
 # sim and _no_faults are fixtures: imported, pytest finds them here
+from simulator.fixtures import ok, refused  # noqa: E402
 from simulator.fixtures import _no_faults, sim  # noqa: E402,F401  pylint: disable=unused-import
 
 ZFS = {'storage': 'tank', 'type': 'zfspool', 'pool': 'rpool/data', 'content': 'images,rootdir'}
 CEPH = {'storage': 'ceph', 'type': 'rbd', 'pool': 'rbd'}
-
-
-def ok(sim, method, path, form=None, token=None):
-    status, body = sim.request(method, path, form, token=token)
-    assert status == 200, (method, path, status, body)
-    return body['data']
-
-
-def refused(sim, method, path, form=None, token=None):
-    """(status, message, errors) of a request PVE refuses."""
-    status, body = sim.request(method, path, form, token=token)
-    assert status != 200, (method, path, body)
-    return status, body.get('message'), body.get('errors')
 
 
 def token_with(sim, name, *grants):
