@@ -34,10 +34,10 @@ SERVE_KEYS = {"members", "ca_path", "token_id", "token_secret", "log", "bao_addr
 
 
 @contextmanager
-def serve_process(cwd, log):
-    """``serve.py --log <log>`` in a subprocess (text pipes); on the way out it
+def serve_process(cwd, log, *extra):
+    """``serve.py --log <log> [extra ...]`` in a subprocess (text pipes); on the way out it
     gets SIGTERM and must exit 0."""
-    proc = subprocess.Popen([sys.executable, str(SERVE), "--log", str(log)], cwd=str(cwd),
+    proc = subprocess.Popen([sys.executable, str(SERVE), "--log", str(log), *extra], cwd=str(cwd),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         yield proc

@@ -8,6 +8,10 @@ Prints exactly one JSON line once every member listens::
      "pbs_token_id": "root@pam!sim", "pbs_token_secret": "..."}
 
 and serves until SIGTERM/SIGINT (exit status 0).
+
+``--fresh`` serves the members as three freshly installed nodes instead: each address answers for its own node
+only (no cluster, the enterprise repository enabled, no subscription, the installer's self-signed certificate), and
+the line adds ``"root_password"``, root@pam's password on every node (what creating and joining a cluster take).
 """
 
 import argparse
@@ -35,6 +39,8 @@ def main(argv=None):
     parser.add_argument("--members", type=int, default=3, help="cluster members (default 3)")
     parser.add_argument("--auth-delay", type=float, default=0.0,
                         help="seconds to delay every 401 (PVE: 3; default 0)")
+    parser.add_argument("--fresh", action="store_true",
+                        help="standalone nodes as the installer leaves them, each answering for itself")
     args = parser.parse_args(argv)
 
     done = threading.Event()
@@ -46,15 +52,18 @@ def main(argv=None):
         fd, log_path = tempfile.mkstemp(prefix="pve-sim-", suffix=".log")
         os.close(fd)
     sim = Simulator(members=args.members, log_path=log_path,
-                    unauthorized_delay=args.auth_delay)
+                    unauthorized_delay=args.auth_delay, fresh=args.fresh)
     sim.start()
     try:
-        print(json.dumps({"members": sim.members, "ca_path": sim.ca_path,
-                          "token_id": sim.token_id, "token_secret": sim.token_secret,
-                          "log": sim.log_path, "bao_addr": sim.bao_addr,
-                          "bao_mount": sim.bao_mount, "bao_token": sim.bao_token,
-                          "pbs_members": sim.pbs_members, "pbs_token_id": sim.pbs_token_id,
-                          "pbs_token_secret": sim.pbs_token_secret}), flush=True)
+        contract = {"members": sim.members, "ca_path": sim.ca_path,
+                    "token_id": sim.token_id, "token_secret": sim.token_secret,
+                    "log": sim.log_path, "bao_addr": sim.bao_addr,
+                    "bao_mount": sim.bao_mount, "bao_token": sim.bao_token,
+                    "pbs_members": sim.pbs_members, "pbs_token_id": sim.pbs_token_id,
+                    "pbs_token_secret": sim.pbs_token_secret}
+        if args.fresh:
+            contract["root_password"] = sim.root_password
+        print(json.dumps(contract), flush=True)
         while not done.wait(0.5):
             pass
     finally:

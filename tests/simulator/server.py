@@ -1,7 +1,8 @@
 """``Simulator``: the servers one test runs against, with faults, the request log and the control endpoint.
 
 A simulator is a PVE cluster (``Member``s of one ``pve.api.PveApi`` over one
-``pve.state.ClusterState``), a Proxmox Backup Server (``pbs.api.PbsApi``, its own
+``pve.state.ClusterState``; with ``fresh=True`` each member a standalone node with its own
+until it joins a cluster: handlers/cluster_config.py), a Proxmox Backup Server (``pbs.api.PbsApi``, its own
 ``PbsState``) and the OpenBao-style credential engine (``bao.BaoEngine``,
 ``/v1/<mount>/creds/<role>``, minting into the cluster state and the PBS state), each
 member on its own port (the plumbing is http.py), all with one CA and one request log.
@@ -26,10 +27,13 @@ from .http import CONTROL_PATH, Member, Response, json_headers, reason
 from .pbs.api import PbsApi
 from .pbs.state import PBS_TOKEN_NAME, PBS_TOKEN_USER
 from .pve.api import PveApi
+from .pve.handlers.node_settings import DOMAIN as FRESH_DOMAIN
 from .pve.state import ClusterState
 
 TOKEN_USER = "root@pam"
 TOKEN_NAME = "sim"
+# A fresh node's address (TEST-NET-1, never contacted: the simulator resolves a join's hostname itself).
+FRESH_IPS = "192.0.2.{}"
 
 
 class _Match:
@@ -78,10 +82,12 @@ class Simulator:
     """
 
     def __init__(self, members=3, log_path=None, unauthorized_delay=0.0, hang_limit=600.0,
-                 bao_mount=DEFAULT_MOUNT, pbs_members=1):
+                 bao_mount=DEFAULT_MOUNT, pbs_members=1, fresh=False):
         if members < 1 or pbs_members < 1:
             raise ValueError("members and pbs_members must be >= 1")
         self.member_count = members
+        # fresh: every member a standalone node as the installer leaves it, each answering for itself only
+        self.fresh = fresh
         # addresses of the one backup server (a host reachable on two networks, say): one state, one log
         self.pbs_member_count = pbs_members
         self.log_path = log_path
@@ -120,21 +126,26 @@ class Simulator:
             return self
         self.tls = tls_mod.generate()
         self.tls_context = self.tls.server_context()
-        nodes = [f"node{i + 1}" for i in range(max(3, self.member_count))]
-        self.state = ClusterState(nodes)
         self.token_secret = str(uuid.uuid4())
-        self.state.add_token(TOKEN_USER, TOKEN_NAME, privsep=0, secret=self.token_secret)
         self.root_password = secrets.token_urlsafe(12)
-        self.state.passwords[TOKEN_USER] = self.root_password
-        self.authenticator = Authenticator(self.state)
-        self.api = PveApi(self)
+        if self.fresh:
+            nodes = [f"node{i + 1}" for i in range(self.member_count)]
+            apis = [self._standalone_api(node, FRESH_IPS.format(11 + i)) for i, node in enumerate(nodes)]
+            self.api = apis[0]
+            self.state, self.authenticator = self.api.state, self.api.authenticator
+        else:
+            nodes = [f"node{i + 1}" for i in range(max(3, self.member_count))]
+            self.state = self._seeded(ClusterState(nodes))
+            self.authenticator = Authenticator(self.state)
+            self.api = PveApi(self)
+            apis = [self.api] * self.member_count
         if self.log_path is None:
             self.log_path = os.path.join(self.tls.directory, "requests.log")
             self._own_log = True
         else:
             self._own_log = False
         self._log_file = open(self.log_path, "a", encoding="utf-8")
-        self._members = [Member(self, i, nodes[i], self.api) for i in range(self.member_count)]
+        self._members = [Member(self, i, nodes[i], apis[i]) for i in range(self.member_count)]
         self.bao_token = "s." + secrets.token_urlsafe(18)
         self.bao = BaoEngine(self, self.bao_mount)
         self._bao_member = Member(self, 0, "bao", self.bao)
@@ -149,6 +160,29 @@ class Simulator:
             raise
         self._started = True
         return self
+
+    def _seeded(self, state):
+        """The contract's credentials on a state: the token (privilege-separation off) and root@pam's password."""
+        state.add_token(TOKEN_USER, TOKEN_NAME, privsep=0, secret=self.token_secret)
+        state.passwords[TOKEN_USER] = self.root_password
+        return state
+
+    def _standalone_api(self, node, ip):
+        """One freshly installed node: its own state (no corosync.conf), its own ticket keys."""
+        state = self._seeded(ClusterState([node], cluster_name=None, node_ips=[ip]))
+        return PveApi(self, state, Authenticator(state))
+
+    def member_state(self, i=0):
+        """The state member ``i`` answers from (``fresh``: its own until it joins a cluster)."""
+        return self._members[i].app.state
+
+    def member_of_host(self, host):
+        """The member a join's ``hostname`` reaches (its node's name, FQDN or address), or None."""
+        for member in self._members:
+            info = member.app.state.nodes.get(member.node) or {}
+            if host in (member.node, f"{member.node}.{FRESH_DOMAIN}", info.get("ip")):
+                return member
+        return None
 
     def stop(self):
         extra = [self._bao_member] if self._bao_member is not None else []
@@ -353,17 +387,29 @@ class Simulator:
         return self._http(self._pbs_members[member].address, method, path, form, auth, timeout)
 
     # -- client side ----------------------------------------------------------
-    def request(self, method, path, form=None, token=None, member=0, timeout=10.0):
-        """Real HTTPS to a member; returns (status, parsed JSON or text)."""
+    def request(self, method, path, form=None, token=None, member=0, timeout=10.0, as_root=False):
+        """Real HTTPS to a member; returns (status, parsed JSON or text). ``as_root``: with a root@pam ticket
+        from that member instead of the token (what PVE lets only root@pam do: create or join a cluster)."""
+        address = self._members[member].address
+        if as_root:
+            status, login = self._http(address, "POST", "/access/ticket",
+                                       {"username": TOKEN_USER, "password": self.root_password}, None, timeout)
+            if status != 200:
+                return status, login
+            headers = {"Cookie": f"PVEAuthCookie={login['data']['ticket']}",
+                       "CSRFPreventionToken": login["data"]["CSRFPreventionToken"]}
+            return self._http(address, method, path, form, None, timeout, headers)
         token_id, secret = token or (self.token_id, self.token_secret)
         auth = f"PVEAPIToken={token_id}={secret}"
-        return self._http(self._members[member].address, method, path, form, auth, timeout)
+        return self._http(address, method, path, form, auth, timeout)
 
-    def _http(self, address, method, path, form, auth, timeout):
+    def _http(self, address, method, path, form, auth, timeout, headers=None):
         method = method.upper()
         path = path if path.startswith("/api2/") else "/api2/json" + path
         body = None
-        headers = {"Authorization": auth}
+        headers = dict(headers or {})
+        if auth:
+            headers["Authorization"] = auth
         encoded = urllib.parse.urlencode(form or {}, doseq=True)
         if method in ("GET", "DELETE"):
             if encoded:

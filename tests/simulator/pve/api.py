@@ -75,13 +75,15 @@ def api_rel_path(path):
 class PveApi:
     """PVE API semantics shared by every member of one simulated cluster."""
 
-    def __init__(self, sim):
+    def __init__(self, sim, state=None, authenticator=None):
+        """The cluster of ``state`` (default: the simulator's one state); ``serve.py --fresh`` makes one per
+        standalone node, and a node that joins a cluster is served by the cluster's from then on."""
         self.sim = sim
-        self.state = sim.state
+        self.state = state or sim.state
         self.schema = schema_mod.load()
         self.typing = Typing(self.schema, PVE_FILES, PVE_PENDING)
-        self.access = Access(sim.state)
-        self.authenticator = sim.authenticator
+        self.access = Access(self.state)
+        self.authenticator = authenticator or sim.authenticator
 
     # -- logging helpers ------------------------------------------------------
     def describe(self, req, authenticate=False):

@@ -11,7 +11,9 @@ passwords), storage.cfg, the nodes and the tasks. Every other attribute is a
 ``register_slice(name, factory, snapshot=True)``: each new state gets
 ``factory()`` as that attribute, and a slice with ``snapshot`` (a config file)
 is copied by ``snapshot()`` and put back by ``restore()``; fault knobs and
-caches are ``snapshot=False``.
+caches are ``snapshot=False``. A slice with ``node_local`` is keyed by node name and
+holds files outside /etc/pve (resolv.conf, the apt sources, /etc/subscription, the
+node's interfaces and disks): a node that joins a cluster keeps them (``adopt_node``).
 
 All mutation happens under ``state.lock`` (an RLock); the API pipeline holds
 it for the permission check, validation and the handler of every request.
@@ -37,17 +39,21 @@ CORE_FILES = ("users", "groups", "custom_roles", "pools", "acl", "token_secrets"
               "storage", "storage_secrets")
 _SLICES = {}        # name -> factory, in registration order
 _SNAPSHOTTED = []   # the registered slices that snapshot() copies
+_NODE_LOCAL = []    # the registered slices keyed by node that survive a join
 
 
-def register_slice(name, factory, snapshot=True):
+def register_slice(name, factory, snapshot=True, node_local=False):
     """Declare the ``ClusterState`` attribute ``name`` that a handler module owns: every state made
     afterwards starts with ``factory()`` there; with ``snapshot`` (a config file) a failed write puts it
-    back (``snapshot``/``restore``, see errors.locked). Returns ``factory``."""
+    back (``snapshot``/``restore``, see errors.locked); with ``node_local`` it is a dict by node name of
+    files a node keeps when it joins a cluster. Returns ``factory``."""
     if name in _SLICES or name in CORE_FILES or hasattr(ClusterState, name):
         raise RuntimeError(f"state slice {name!r} registered twice")
     _SLICES[name] = factory
     if snapshot:
         _SNAPSHOTTED.append(name)
+    if node_local:
+        _NODE_LOCAL.append(name)
     return factory
 
 
@@ -59,14 +65,26 @@ def snapshot_names():
 class ClusterState:
     """Everything the cluster knows. Handlers read and write it under ``lock``."""
 
-    def __init__(self, node_names=("node1", "node2", "node3"), cluster_name="simcluster"):
+    def __init__(self, node_names=("node1", "node2", "node3"), cluster_name="simcluster", node_ips=None):
         self.lock = threading.RLock()
+        # None: a standalone node, as the installer leaves it (no corosync.conf)
         self.cluster_name = cluster_name
         # repoid: `git rev-parse --short=16` since pve-manager 0e77456f (2023)
         self.version = {"version": "9.1.9", "release": "9.1", "repoid": "5c2b9a1e7d30f4c2"}
+        ips = node_ips or ["127.0.0.1"] * len(node_names)
         self.nodes = OrderedDict(
-            (name, {"nodeid": i + 1, "online": 1, "ip": "127.0.0.1"})
+            (name, {"nodeid": i + 1 if cluster_name else 0, "online": 1, "ip": ips[i]})
             for i, name in enumerate(node_names))
+        # corosync.conf's nodelist (pve-cluster Corosync.pm): name -> {nodeid, quorum_votes, ring<N>_addr}, its
+        # totem section and its config_version; None on a standalone node
+        self.corosync = None
+        if cluster_name:
+            self.corosync = {"nodelist": OrderedDict(
+                (name, {"name": name, "nodeid": info["nodeid"], "quorum_votes": 1, "ring0_addr": info["ip"]})
+                for name, info in self.nodes.items()),
+                "totem": {"cluster_name": cluster_name, "config_version": len(self.nodes), "ip_version": "ipv4-6",
+                          "link_mode": "passive", "secauth": "on", "version": 2,
+                          "interface": {"0": {"linknumber": 0}}}}
         # user.cfg
         self.users = {}
         self.groups = {}
@@ -100,8 +118,23 @@ class ClusterState:
                                      "content": {"rootdir", "images"}}
 
     def quorate(self):
-        """Corosync's quorum as /cluster/status reports it: more than half of the nodes online."""
-        return sum(node["online"] for node in self.nodes.values()) * 2 > len(self.nodes)
+        """Corosync's quorum as /cluster/status reports it: more than half of the votes online (a standalone node's
+        /etc/pve is always writable: check_cfs_quorum passes)."""
+        if self.corosync is None:
+            return True
+        votes = dict((name, entry.get("quorum_votes", 1)) for name, entry in self.corosync["nodelist"].items())
+        online = sum(votes.get(name, 1) for name, node in self.nodes.items() if node["online"])
+        return online * 2 > sum(votes.get(name, 1) for name in self.nodes)
+
+    def adopt_node(self, other, node):
+        """A node of the standalone state ``other`` joined this cluster (pve-cluster Setup.pm finish_join): its
+        /etc/pve is replaced by this cluster's, so it keeps only what lives outside it - the node-local slices and
+        its task log (/var/log/pve/tasks)."""
+        for name in _NODE_LOCAL:
+            mine, theirs = getattr(self, name), getattr(other, name)
+            if node in theirs:
+                mine[node] = copy.deepcopy(theirs[node])
+        self.tasks.update((upid, task) for upid, task in other.tasks.items() if task.node == node)
 
     # -- transactions (see errors.locked) ----------------------------------
     def snapshot(self):

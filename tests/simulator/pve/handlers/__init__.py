@@ -13,3 +13,4 @@ from . import apt, subscription  # noqa: F401,E402
 from . import node_settings  # noqa: F401,E402
 from . import certificates  # noqa: F401,E402
 from . import acme  # noqa: F401,E402
+from . import cluster_config  # noqa: F401,E402

@@ -24,10 +24,12 @@ def create_ticket(ctx, p):
         ok = auth.check_password(username, password)
     if not ok or not state.user_enabled(username):
         raise ApiError(401, "authentication failure\n")
-    return {
+    answer = {
         "username": username,
         "ticket": auth.assemble_ticket(username),
         "CSRFPreventionToken": auth.assemble_csrf(username),
         "cap": ctx.access.compute_api_permission(username),
-        "clustername": state.cluster_name,
     }
+    if state.cluster_name:  # API2/AccessControl.pm create_ticket: only when pmxcfs knows a cluster
+        answer["clustername"] = state.cluster_name
+    return answer

@@ -39,7 +39,7 @@ from ..state import register_slice
 from .base import route
 from .notifications import _one_of, _rust_debug  # serde's wording, shared with the other perlmod binding
 
-register_slice("apt_files", dict)  # node -> {path -> text}: /etc/apt/sources.list and sources.list.d
+register_slice("apt_files", dict, node_local=True)  # node -> {path -> text}: /etc/apt/sources.list and sources.list.d
 
 SOURCES_LIST = "/etc/apt/sources.list"
 SOURCES_DIR = "/etc/apt/sources.list.d/"

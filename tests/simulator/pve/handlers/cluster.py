@@ -5,6 +5,7 @@ from ...errors import die, param_exc
 from ...schema import load as load_schema
 from .base import route
 from .cluster_options import NEXT_ID_DEFAULTS, PATH as OPTIONS_PATH, read_property_string
+from .subscription import read_etc_subscription
 
 
 @route("GET", "/version")
@@ -38,8 +39,13 @@ def nodes(ctx, p):
 def cluster_status(ctx, p):
     """Cluster.pm get_status: the cluster row (pmxcfs clinfo: nodes, config version, quorate), then one row per
     member with nodeid, local and online as numbers, ``ip`` when pmxcfs knows it, ``level`` always (the
-    subscription level, '' without one: extract_node_stats always answers an entry)."""
+    subscription level, '' without one: extract_node_stats always answers an entry). A standalone node (no
+    corosync.conf, so no members) answers its one fake row."""
     state = ctx.state
+    if state.corosync is None:  # "fake entry for local node if no cluster defined", level from /etc/subscription
+        level = (read_etc_subscription(state, ctx.node) or {}).get("level") or ""
+        return [{"type": "node", "id": f"node/{ctx.node}", "name": ctx.node, "ip": state.nodes[ctx.node]["ip"],
+                 "local": 1, "nodeid": 0, "online": 1, "level": level}]
     res = [{"type": "cluster", "id": "cluster", "name": state.cluster_name,
             "nodes": len(state.nodes), "version": len(state.nodes),
             "quorate": 1 if state.quorate() else 0}]

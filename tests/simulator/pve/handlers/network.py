@@ -43,7 +43,7 @@ from .base import Result, route
 # /etc/network/interfaces, "staged": /etc/network/interfaces.new or None, "mtimes": {"interfaces": epoch,
 # "staged": epoch or None}}, each file an OrderedDict iface -> the options PVE's writer renders (values as
 # sent or as read from the file).
-register_slice("networks", dict)
+register_slice("networks", dict, node_local=True)
 # Fault knob (not a config file, so not in the snapshot): node -> exit status of its next network reload task
 # (PUT /nodes/{node}/network), e.g. "command 'ifreload -a' failed: exit code 1"; used once.
 register_slice("network_reload_failure", dict, snapshot=False)

@@ -28,7 +28,7 @@ from ..state import register_slice
 from .base import route
 from .texts import PERL_SPACE, decode_text, encode_text, perl_lines, perl_true
 
-register_slice("node_settings", dict)  # node -> its resolv.conf, /etc/hosts, time zone and node config
+register_slice("node_settings", dict, node_local=True)  # node -> its resolv.conf, /etc/hosts, time zone and node config
 
 DOMAIN = "sim.lan"  # the domain the simulated installer was given
 DEFAULT_IP = "127.0.0.1"

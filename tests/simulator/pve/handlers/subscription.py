@@ -35,7 +35,7 @@ from ..state import register_slice
 from .base import route
 from .nodes import _cpuinfo  # the node status' read_cpuinfo: the sockets the key must cover
 
-register_slice("subscriptions", dict)                       # node -> /etc/subscription
+register_slice("subscriptions", dict, node_local=True)                    # node -> /etc/subscription
 register_slice("subscription_keys", dict, snapshot=False)   # the shop's answers by key (test knob)
 
 URL = "https://www.proxmox.com/en/proxmox-virtual-environment/pricing"

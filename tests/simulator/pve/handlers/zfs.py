@@ -26,10 +26,10 @@ from .guests import run_task
 
 # node -> {pool name -> {"raidlevel", "devices" (as created, in order), "ashift", "compression",
 # "draid-config"?, "state", "errors", ...}}.
-register_slice("zfs_pools", dict)
+register_slice("zfs_pools", dict, node_local=True)
 # The nodes' disks (seeded by zfs_init): node -> {"/dev/sdX": {"by_id", "size", "used"}}; no request
 # changes them, so they are not a file.
-register_slice("disks", dict, snapshot=False)
+register_slice("disks", dict, snapshot=False, node_local=True)
 
 MIN_DISKS = {"single": 1, "mirror": 2, "raid10": 4, "raidz": 3, "raidz2": 4, "raidz3": 5,
              "draid": 3, "draid2": 4, "draid3": 5}
