@@ -243,6 +243,15 @@ class Client:
             self._threads.client = twin
         return twin
 
+    def at(self, host):
+        """A client for one server of its own (a node before it joins a cluster answers for itself only): the same
+        scheme, verification, timeout and credential source, a login of its own (a ticket is a server's own)."""
+        for_server = getattr(self.credentials, 'for_server', None)
+        return Client(self.scheme.name, [host], for_server() if for_server else self.credentials,
+                      port=self.members[0].port if self.members else None,
+                      validate_certs=self.verify is not False,
+                      ca_path=self.verify if isinstance(self.verify, str) else None, timeout=self.timeout)
+
     def auth(self, role):
         with self._credential_lock:
             return self.credentials.auth_for(role, self)

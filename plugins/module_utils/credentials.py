@@ -207,6 +207,18 @@ class PasswordTicket:
             self._auth = TicketAuth(cookie, answer['CSRFPreventionToken'])
         return self._auth
 
+    def renew(self, role):
+        """After a 401 with a ticket this source got: log in again once (a node that joined a cluster no longer
+        knows the ticket its old key signed). A ticket refused before any login here is not retried."""
+        if self._auth is None:
+            return False
+        self._auth = None
+        return True
+
+    def for_server(self):
+        """The same user and password, logged in to another server on their own."""
+        return PasswordTicket(self.user, self._password)
+
 
 class OpenBaoSettings:
     """Where OpenBao is and how to log in, after the bao CLI's environment precedence."""
