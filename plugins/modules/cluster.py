@@ -21,10 +21,10 @@ description:
   - A node not yet in the cluster answers for itself only, so every member is reached at its own O(members[].api_host)
     with the task's credentials, each with a login of its own.
   - A cluster whose declared members are all in it is a no-op with zero writes (one or two reads). A node that is in
-    another cluster is refused, never forced. A member of the cluster that the task does not declare is refused too:
+    another cluster is refused, never forced. A member of the cluster that the task does not declare is refused too -
     the module never removes a member (the message gives C(pvecm delnode)). Corosync links, votes and node ids of a
     member are compared when declared, and a difference is refused (no API method edits C(corosync.conf)).
-  - PVE lets only C(root@pam) create or join a cluster (the methods have no permissions a token could be granted):
+  - PVE lets only C(root@pam) create or join a cluster (the methods have no permissions a token could be granted),
     connect with O(api_user=root@pam) and O(api_password). A token can verify (check mode, adopting a complete
     cluster) but any write is refused before it is sent.
   - In check mode nothing is written; the result's RV(plan) lists the create and the joins (C(steps)), and the diff
@@ -88,8 +88,8 @@ options:
     type: int
     default: 60
 notes:
-  - Order a day-0 run as the M(homeflare.proxmox.node) role does - repositories, DNS, time zone and hosts first, then
-    the cluster, then what lives in C(/etc/pve) (node config, certificates, ACME): a join replaces the joining
+  - Order a day-0 run as the C(homeflare.proxmox.node) role does - repositories, DNS, time zone and hosts first, then
+    the cluster, then what lives in C(/etc/pve) (node config, certificates, ACME), because a join replaces the joining
     node's C(/etc/pve) with the cluster's.
 seealso:
   - module: homeflare.proxmox.node_hosts

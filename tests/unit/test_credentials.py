@@ -62,6 +62,30 @@ def test_failed_login_is_a_credential_error_without_the_password():
     assert 'hunter22' not in str(caught.value)
 
 
+def test_a_ticket_a_server_refuses_is_renewed_by_one_login_and_only_after_one():
+    """A node that joined a cluster no longer knows the ticket its old key signed: after a 401 one new login."""
+    client = LoginClient({'ticket': 'PVE:a@pve:ABC::sig', 'CSRFPreventionToken': 'ABC:mac'})
+    source = PasswordTicket('a@pve', 'pw')
+    assert source.renew('read') is False  # no ticket yet: a 401 is not the ticket's fault
+    source.auth_for('read', client)
+    assert source.renew('read') is True
+    source.auth_for('read', client)
+    assert client.logins == 2
+
+
+def test_a_client_at_another_server_logs_in_there_on_its_own():
+    params = dict(api_host=['pve1:8007'], api_user='root@pam', api_password='pw', validate_certs=True,
+                  ca_path='/etc/ssl/lab-ca.pem', api_timeout=7)
+    client = api.Client('pve', params['api_host'], credentials_from_params(params), validate_certs=True,
+                        ca_path=params['ca_path'], timeout=7)
+    other = client.at('10.0.0.12')
+    assert [member.name for member in other.members] == ['10.0.0.12:8007']
+    assert (other.verify, other.timeout, other.scheme.name) == ('/etc/ssl/lab-ca.pem', 7, 'pve')
+    assert other.credentials is not client.credentials and other.credentials.user == 'root@pam'
+    token = api.Client('pve', ['pve1'], StaticToken('a@pve!tk', 's'), validate_certs=False)
+    assert token.at('pve2').credentials is token.credentials and token.at('pve2').verify is False
+
+
 CONNECTION_PROBLEMS = [
     (dict(api_port=70000), 'option api_port: 70000 is not a TCP port (1-65535)'),
     (dict(api_port=0), 'option api_port: 0 is not a TCP port'),
