@@ -18,8 +18,8 @@ description:
     from C(GET /cluster/config/join) and root@pam's password of that member, O(join_password)). Each create and join
     is a PVE task, waited for up to O(task_timeout) seconds; then the module waits up to O(quorum_timeout) seconds for
     the cluster to be quorate with every declared member online.
-  - A node not yet in the cluster answers for itself only, so every member is reached at its own O(members[].api_host)
-    with the task's credentials, each with a login of its own.
+  - A node not yet in the cluster answers for itself only, so every such member is reached at its own
+    O(members[].api_host) with the task's credentials, each with a login of its own.
   - A cluster whose declared members are all in it is a no-op with zero writes (one or two reads). A node that is in
     another cluster is refused, never forced. A member of the cluster that the task does not declare is refused too -
     the module never removes a member (the message gives C(pvecm delnode)). Corosync links, votes and node ids of a
@@ -57,8 +57,10 @@ options:
       api_host:
         description:
           - Where this node's API answers, C(host) or C(host:port) (port 8006 unless given).
+          - Needed for a node that is not in the cluster yet (it answers for itself only) and for the first member
+            of a cluster still to be created; a member of a complete cluster is read through the task's
+            connection, so a declaration of a running cluster (and the export) can leave it out.
         type: str
-        required: true
       links:
         description:
           - The node's corosync link addresses, C(link0) first (IP addresses on the node). Empty - PVE uses the

@@ -26,7 +26,7 @@ from ansible_collections.homeflare.proxmox.plugins.module_utils.tasks import pol
 MAX_LINKS = 8  # corosync links link0 .. link7 (Corosync.pm MAX_LINK_INDEX)
 MEMBER_OPTIONS = dict(
     node=dict(type='str', required=True),
-    api_host=dict(type='str', required=True),
+    api_host=dict(type='str'),
     links=dict(type='list', elements='str', default=[]),
     votes=dict(type='int'),
     nodeid=dict(type='int'),
@@ -56,22 +56,24 @@ class Members(Field):
             node = str(entry.get('node') or '')
             if why_not('pve-node', node):
                 raise DeclarationError('%s.node: %r is not a node name (%s)' % (where, node, why_not('pve-node', node)))
-            try:
-                Member.parse(entry.get('api_host') or '', 8006)
-            except DeclarationError as exc:
-                raise DeclarationError('%s.api_host: %s' % (where, str(exc).replace('option api_host: ', '')))
+            if entry.get('api_host') is not None:
+                try:
+                    Member.parse(entry['api_host'], 8006)
+                except DeclarationError as exc:
+                    raise DeclarationError('%s.api_host: %s' % (where, str(exc).replace('option api_host: ', '')))
             links = [str(link) for link in entry.get('links') or []]
             for link in links:
                 try:
                     ipaddress.ip_address(link)
                 except ValueError:
-                    raise DeclarationError('%s.links: %r is not an IP address (a corosync link address)' % (where, link))
+                    raise DeclarationError('%s.links: %r is not an IP address (a corosync link address)'
+                                           % (where, link))
             if len(links) > MAX_LINKS:
                 raise DeclarationError('%s.links: %d links; corosync takes at most %d' % (where, len(links), MAX_LINKS))
             for key, lowest in (('votes', 0), ('nodeid', 1)):
                 if entry.get(key) is not None and int(entry[key]) < lowest:
                     raise DeclarationError('%s.%s: %s is below the minimum %d' % (where, key, entry[key], lowest))
-            members.append(dict(node=node, api_host=str(entry['api_host']), links=links,
+            members.append(dict(node=node, api_host=entry.get('api_host'), links=links,
                                 votes=entry.get('votes'), nodeid=entry.get('nodeid')))
         if not members:
             raise DeclarationError('option members: a cluster needs at least one member')
@@ -83,11 +85,11 @@ class Members(Field):
         reused = sorted(set(link for link in addresses if addresses.count(link) > 1))
         if reused:
             raise DeclarationError('option members: link address %s is declared for two members' % ', '.join(reused))
-        counts = set(len(member['links']) for member in members)
+        counts = set(len(member['links']) for member in members if member['links'])
         if len(counts) > 1:
             raise DeclarationError('option members: every member needs the same number of links (addnode refuses a '
                                    'node whose links differ from the cluster\'s); declared: %s'
-                                   % ', '.join('%s %d' % (m['node'], len(m['links'])) for m in members))
+                                   % ', '.join('%s %d' % (m['node'], len(m['links'])) for m in members if m['links']))
         return tuple(members)
 
 
@@ -109,6 +111,12 @@ def link_form(member):
     return dict(('link%d' % number, address) for number, address in enumerate(member['links']))
 
 
+def reach(client, member):
+    """The client that reaches a member: its own API address, else the task's connection (a member of a complete
+    cluster answers for all of them)."""
+    return client.at(member['api_host']) if member['api_host'] else client
+
+
 def cluster_row(status):
     return next((row for row in status if row.get('type') == 'cluster'), None)
 
@@ -126,21 +134,21 @@ class ClusterFamily(Family):
         for member in declaration.values['members']:
             if member['node'] in live['members']:
                 continue  # the cluster's own view already lists it
-            status = client.at(member['api_host']).get('/cluster/status') or []
+            status = reach(client, member).get('/cluster/status') or []
             row = cluster_row(status)
             nodes = [entry.get('name') for entry in status if entry.get('type') == 'node']
             if row is None:
                 if member['node'] not in nodes:
                     raise Unreadable('%s answered /cluster/status for %s, not for %s: declare the address of %s as '
-                                     'its api_host' % (member['api_host'], ', '.join(nodes) or 'no node',
-                                                       member['node'], member['node']))
+                                     'its api_host' % (member['api_host'] or 'the connection', ', '.join(nodes) or
+                                                       'no node', member['node'], member['node']))
                 live['standalone'].append(member['node'])
             elif row.get('name') != name:
                 live['foreign'][member['node']] = row.get('name')
             elif live['cluster'] is None:
-                live['cluster'] = dict(row, via=member['api_host'])
+                live['cluster'] = dict(row, via=member)
                 live['members'] = dict((entry.get('name'), entry) for entry in status if entry.get('type') == 'node')
-                for entry in client.at(member['api_host']).get('/cluster/config/nodes') or []:
+                for entry in reach(client, member).get('/cluster/config/nodes') or []:
                     live['nodes'][entry.get('node')] = entry
         return live
 
@@ -210,6 +218,14 @@ class ClusterFamily(Family):
     def preflight(self, client, declaration, raw, the_plan, result, check_mode):
         if the_plan.action == 'none':
             return
+        by_node = dict((member['node'], member) for member in declaration.values['members'])
+        unaddressed = [step['node'] for step in the_plan.steps if not by_node[step['node']]['api_host']
+                       and (step['action'] == 'join' or len(by_node) > 1)]
+        if unaddressed:
+            raise Refused("cluster '%s': %s must be reached at its own address to %s: a node outside a cluster "
+                          "answers for itself only. Declare members[].api_host for it. Nothing was written."
+                          % (declaration.ident['name'], ', '.join(unaddressed), ', '.join(
+                              '%s %s' % (step['action'], step['node']) for step in the_plan.steps)))
         credentials = client.credentials
         if not (isinstance(credentials, PasswordTicket) and credentials.user == 'root@pam'):
             raise Refused("cluster '%s': %s. PVE lets only root@pam create or join a cluster (the methods have no "
@@ -237,7 +253,7 @@ class ClusterFamily(Family):
         members = []
         for node, entry in sorted(raw['members'].items(), key=lambda item: int(item[1].get('nodeid') or 0)):
             corosync = raw['nodes'].get(node) or {}
-            members.append(dict(node=node, api_host=entry.get('ip') or node,
+            members.append(dict(node=node,
                                 links=[corosync['ring%d_addr' % n] for n in range(MAX_LINKS)
                                        if corosync.get('ring%d_addr' % n)],
                                 votes=int(corosync.get('quorum_votes', 1))))
@@ -251,19 +267,19 @@ class ClusterFamily(Family):
         warnings = result['warnings']
         if raw['cluster'] is None:
             first = by_node[the_plan.steps[0]['node']]
-            first_client = client.at(first['api_host'])
+            first_client = reach(client, first)
             form = dict(link_form(first), clustername=name)
             form.update((key, first[key]) for key in ('votes', 'nodeid') if first[key] is not None)
             wait_if_task(first_client, first_client.post('/cluster/config', form), self.write_role, timeout, warnings)
             via = first_client
         else:
-            via = client.at(raw['cluster']['via'])
+            via = reach(client, raw['cluster']['via'])
         joins = [by_node[step['node']] for step in the_plan.steps if step['action'] == 'join']
         if joins:
             info = via.get('/cluster/config/join')
             preferred = next(row for row in info['nodelist'] if row.get('name') == info.get('preferred_node'))
             for member in joins:
-                joining = client.at(member['api_host'])
+                joining = reach(client, member)
                 form = dict(link_form(member), hostname=preferred['pve_addr'], fingerprint=preferred['pve_fp'],
                             password=declaration.controls['join_password'])
                 form.update((key, member[key]) for key in ('votes', 'nodeid') if member[key] is not None)
