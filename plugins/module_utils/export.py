@@ -168,6 +168,8 @@ class Export:
         for module, family in modules:
             # a module over several scopes (firewall options and rules) exports each scope's objects
             scopes = getattr(family, 'scopes', {None: family})
+            # ... and names the scope only where the module takes one (apt_repository tells them apart by identity)
+            named = 'scope' in family.object_spec()
             for scope, scoped in sorted(scopes.items(), key=lambda pair: pair[0] or ''):
                 try:
                     objects, gone = finder.find(scoped)
@@ -184,7 +186,7 @@ class Export:
                         continue
                     if pattern and not pattern.search(identity_text(scoped, ident)):
                         continue
-                    found.add(module, scope, scoped, ident, raw)
+                    found.add(module, scope if named else None, scoped, ident, raw)
         return found.result()
 
 
