@@ -8,9 +8,9 @@ group and the tests' bad-input corpus and fault matrix all derive from ``FAMILIE
 explicitly because the module path (AnsiballZ) ships only the module_utils a module imports by name.
 
 The order is the order objects are created: what an object refers to exists before it (the cluster role's
-order). Day 0 comes first: a node's repositories and subscription (local files a join keeps), the cluster (a join
-replaces the joining node's /etc/pve), then what lives in /etc/pve - the ACME account and plugins before the node
-config naming them, the certificates last. Then a realm before its users, users before their tokens and grants, ZFS pools and Ceph (monitors and managers
+order). Day 0 comes first: a node's repositories, subscription, DNS, time zone and hosts (local files a join keeps),
+the cluster (a join replaces the joining node's /etc/pve), then what lives in /etc/pve - the ACME account and
+plugins before the node config naming them, the certificates last. Then a realm before its users, users before their tokens and grants, ZFS pools and Ceph (monitors and managers
 before OSDs, OSDs before pools, pools and metadata servers before CephFS) before the storages on them, storages
 before guests (their disks and pools exist first), guests before the backup and replication jobs and HA resources
 that name them, endpoints before matchers, HA resources before rules, aliases and ipsets before the rules that name
@@ -29,7 +29,8 @@ __metaclass__ = type
 # names were bound in, so FAMILY_FILES is read back from this one statement.
 _BOUND_BEFORE = frozenset(globals())
 from ansible_collections.homeflare.proxmox.plugins.module_utils.families import (  # noqa: E402,F401  pylint: disable=unused-import
-    apt_repository, subscription, cluster, acme_account, acme_plugin, certificate, acme_certificate,
+    apt_repository, subscription, node_dns, node_time, node_hosts, cluster, acme_account, acme_plugin, node_config,
+    certificate, acme_certificate,
     realm, role, group, pool, user, api_token, zfs_pool, ceph_mon, ceph_mgr, ceph_osd, ceph_pool, ceph_mds, ceph_fs,
     ceph_flag, storage, acl, cluster_options, metric_server, notification_endpoint, notification_matcher, lxc, vm,
     backup_job, replication_job, ha_resource, ha_rule, firewall_alias, firewall_ipset, firewall_rules,

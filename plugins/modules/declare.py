@@ -41,7 +41,8 @@ options:
   objects:
     description:
       - The declaration. Keys are module names of this collection (the day-0 V(apt_repository), V(subscription),
-        V(cluster), V(acme_account), V(acme_plugin), V(certificate), V(acme_certificate), then V(realm), V(role), V(group), V(pool), V(user),
+        V(node_dns), V(node_time), V(node_hosts), V(cluster), V(acme_account), V(acme_plugin), V(node_config),
+        V(certificate), V(acme_certificate), then V(realm), V(role), V(group), V(pool), V(user),
         V(api_token), V(zfs_pool), V(ceph_mon), V(ceph_mgr), V(ceph_osd), V(ceph_pool), V(ceph_mds), V(ceph_fs),
         V(ceph_flag), V(storage), V(acl), V(cluster_options), V(metric_server), V(notification_endpoint),
         V(notification_matcher), V(lxc), V(vm), V(backup_job), V(replication_job), V(ha_resource), V(ha_rule),
@@ -55,8 +56,8 @@ options:
       - Guests (V(lxc), V(vm)) are created after pools and storages and before the jobs and HA resources that name
         them; their power states act after their config is written, and C(summary.power) counts the guests whose only
         change is their power state.
-      - Day 0 comes first - a node's repositories and subscription, then the V(cluster) (its create and joins need a
-        root@pam password login), then the ACME account and plugins, then the certificates.
+      - Day 0 comes first - a node's repositories, subscription, DNS, time zone and hosts, then the V(cluster) (its create and joins need a
+        root@pam password login), then the ACME account and plugins, the node config, then the certificates.
       - Storage hardware (V(zfs_pool) and the V(ceph_*) families) comes before the storages on it - monitors and
         managers before OSDs, OSDs before pools, pools and metadata servers before CephFS. V(ceph_osd) needs a
         root@pam password login for the whole task (PVE lets no API token create or destroy an OSD).
