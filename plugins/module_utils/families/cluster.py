@@ -249,6 +249,10 @@ class ClusterFamily(Family):
         raw = dict(cluster=row, members=members, nodes=nodes, foreign={}, standalone=[])
         return [(dict(name=row.get('name')), raw)]
 
+    def secrets_taken(self, ident, raw):
+        """No field is a secret (the join password is a control, never exported)."""
+        return []
+
     def export_options(self, ident, raw):
         members = []
         for node, entry in sorted(raw['members'].items(), key=lambda item: int(item[1].get('nodeid') or 0)):
