@@ -7,17 +7,18 @@ Each family file names its module (``Family.module``); ``declare``, the export, 
 group and the tests' bad-input corpus and fault matrix all derive from ``FAMILIES``. The names are imported
 explicitly because the module path (AnsiballZ) ships only the module_utils a module imports by name.
 
-The order is the order objects are created: what an object refers to exists before it (the cluster role's
-order). Day 0 comes first: a node's repositories, subscription, DNS, time zone and hosts (local files a join keeps),
-the cluster (a join replaces the joining node's /etc/pve), then what lives in /etc/pve - the ACME account and
-plugins before the node config naming them, the certificates last. Then a realm before its users, users before
-their tokens and grants, ZFS pools and Ceph (monitors and managers before OSDs, OSDs before pools, pools and
-metadata servers before CephFS) before the storages on them, storages before guests (their disks and pools exist first), guests before the backup and replication jobs and HA resources
-that name them, endpoints before matchers, HA resources before rules, aliases and ipsets before the rules that name
-them, the rules before the options that enable the firewall, node interfaces (the bridges SDN zones sit on) before
-SDN zones, zones before their vnets before their subnets. Deletes run in the reverse order. A Proxmox Backup
-Server's own objects come last, declared in a task of their own (one task, one server): users before their
-tokens, remotes and datastores before the grants and jobs on them, endpoints before the matchers naming them.
+The order is the order objects are created: what an object refers to exists before it (the cluster role's order).
+Day 0 comes first: a node's repositories, subscription, DNS, time zone and hosts (local files a join keeps), the
+cluster (a join replaces the joining node's /etc/pve), then what lives in /etc/pve - the ACME account and plugins
+before the node config naming them, the certificates last. Then a realm before its users, users before their tokens
+and grants, ZFS pools and Ceph (monitors and managers before OSDs, OSDs before pools, pools and metadata servers
+before CephFS) before the storages on them, storages before guests (their disks and pools exist first), guests
+before the backup and replication jobs and HA resources that name them, endpoints before matchers, HA resources
+before rules, aliases and ipsets before the rules that name them, the rules before the options that enable the
+firewall, node interfaces (the bridges SDN zones sit on) before SDN zones, zones before their vnets before their
+subnets. Deletes run in the reverse order. A Proxmox Backup Server's own objects come last, declared in a task of
+their own (one task, one server): users before their tokens, remotes and datastores before the grants and jobs on
+them, endpoints before the matchers naming them.
 """
 
 from __future__ import absolute_import, division, print_function
