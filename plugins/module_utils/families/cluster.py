@@ -209,7 +209,7 @@ class ClusterFamily(Family):
         before = {}
         if raw['cluster'] is not None:
             before = dict(name=declaration.ident['name'],
-                          members=[node for node in raw['members']])
+                          members=list(raw['members']))
         after = dict(name=declaration.ident['name'], members=[m['node'] for m in declaration.values['members']])
         if the_plan.action == 'none':
             after = dict(before)
