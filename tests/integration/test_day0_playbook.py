@@ -33,7 +33,7 @@ def example():
     return play, inventory
 
 
-def day0(sim, playbook, check=False, diff=False, verbosity=0):
+def day0(sim, playbook, check=False, diff=False, verbosity=0, report=None):
     """The example play over the simulator's nodes: each inventory host's API at its member's address, its link
     at the node's own address (192.0.2.1N), /etc/hosts naming those addresses."""
     play, inventory = example()
@@ -45,6 +45,9 @@ def day0(sim, playbook, check=False, diff=False, verbosity=0):
                               for index, host in enumerate(hosts)]
     extra = {'vars': variables, 'roles': play['roles'], 'connection': 'local'}
     env = {'PROXMOX_PASSWORD': sim.root_password, 'PROXMOX_CA_PATH': sim.ca_path, 'CF_TOKEN': CF_TOKEN}
+    if report is not None:  # the drift report beside the test's recorder
+        env.update(ANSIBLE_CALLBACKS_ENABLED='record_results,homeflare.proxmox.drift_report',
+                   HOMEFLARE_DRIFT_REPORT=str(report))
     sim.clear_log()
     run = playbook([], check=check, diff=diff, verbosity=verbosity, hosts=hosts, inventory_lines=lines,
                    play_extra=extra, env=env, defaults={})
@@ -60,7 +63,7 @@ def changed(run):
     return [task(line) for line in run.results if line['result'].get('changed')]
 
 
-def test_day0_from_fresh_nodes(sim, playbook):
+def test_day0_from_fresh_nodes(sim, playbook, tmp_path):
     # 1. --check before anything: every step planned, nothing written
     run = day0(sim, playbook, check=True, diff=True)
     planned = set(changed(run))
@@ -71,7 +74,7 @@ def test_day0_from_fresh_nodes(sim, playbook):
     assert sim.writes() == []
 
     # 2. the run: one quorate cluster of the three nodes, each configured
-    run = day0(sim, playbook, verbosity=4)
+    run = day0(sim, playbook, verbosity=4, report=tmp_path / 'applied.json')
     state = sim.member_state(0)
     assert all(sim.member_state(index) is state for index in range(3))
     assert list(state.nodes) == ['node1', 'node2', 'node3'] and state.quorate() and state.cluster_name == 'lab'
@@ -92,6 +95,7 @@ def test_day0_from_fresh_nodes(sim, playbook):
     for secret in (sim.root_password, CF_TOKEN):
         where = run.output.find(secret)
         assert where < 0, run.output[max(0, where - 600):where + 100]
+        assert secret not in (tmp_path / 'applied.json').read_text()
 
     # 3. the second run: zero writes
     run = day0(sim, playbook)
@@ -103,8 +107,24 @@ def test_day0_from_fresh_nodes(sim, playbook):
     assert status == 200, body
     status, body = sim.request('PUT', '/nodes/node3/time', {'timezone': 'UTC'}, member=2)
     assert status == 200, body
-    run = day0(sim, playbook, check=True, diff=True)
+    run = day0(sim, playbook, check=True, diff=True, report=tmp_path / 'drift.json')
     drifted = dict((task(line), line['result']['plan']['changed']) for line in run.results
                    if line['result'].get('changed'))
     assert drifted == {'Declare the DNS settings': ['search'], 'Declare the time zone': ['timezone']}, drifted
     assert 'elsewhere.example' in run.output and sim.writes() == []
+    report = (tmp_path / 'drift.json').read_text()
+    assert '"search"' in report and sim.root_password not in report and CF_TOKEN not in report
+
+    # 5. the export of the new cluster: the plugin's data is a placeholder, the join password nowhere
+    sim.clear_log()
+    login = {'api_host': sim.members, 'api_user': 'root@pam', 'api_password': sim.root_password,
+             'ca_path': sim.ca_path}
+    run = playbook([{'name': 'Export', 'homeflare.proxmox.export': {}, 'register': 'exported'}], defaults=login,
+                   verbosity=4)
+    assert run.rc == 0, run
+    objects = run.result()['objects']
+    assert objects['cluster'] == [{'name': 'lab', 'members': [
+        {'node': node, 'links': ['192.0.2.1%d' % (index + 1)], 'votes': 1}
+        for index, node in enumerate(('node1', 'node2', 'node3'))]}]
+    assert objects['acme_plugin'][0]['data'].startswith('{{') and CF_TOKEN not in run.output
+    assert sim.writes() == []
