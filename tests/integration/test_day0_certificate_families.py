@@ -55,8 +55,8 @@ def make_pair(name, days=365):
 CERT, KEY, FINGERPRINT = make_pair('node1.example.org')
 OTHER_CERT, OTHER_KEY, OTHER_FINGERPRINT = make_pair('other.example.org')
 CF_TOKEN = 'cf-token-4b1d9e77'
-DATA = {'CF_Token': CF_TOKEN, 'CF_Account_ID': '42'}
-DATA_WIRE = base64.b64encode(('CF_Token=%s\nCF_Account_ID=42\n' % CF_TOKEN).encode()).decode()
+DATA = {'CF_Token': CF_TOKEN, 'CF_Account_ID': 'ops-account-4711'}
+DATA_WIRE = base64.b64encode(('CF_Token=%s\nCF_Account_ID=ops-account-4711\n' % CF_TOKEN).encode()).decode()
 SOMEONE_ELSES_DATA = base64.b64encode(b'CF_Token=someone-elses\n').decode()
 
 SETUP = [('PUT', '/nodes/node2/config', {'acmedomain0': 'node2.example.org'})]

@@ -36,6 +36,12 @@ import pytest
 from conftest import EXECUTION_PATHS
 from test_access_notify_families import MATRIX as ACCESS_NOTIFY, SETUP as ACCESS_NOTIFY_SETUP
 from test_cluster_families import GUESTS as CLUSTER_GUESTS, MATRIX as CLUSTER, SETUP as CLUSTER_SETUP
+from test_day0_apt_families import (
+    D as APT_SOURCES, ENTERPRISE_OFF, ENTERPRISE_ON, MATRIX as DAY0_APT, prepare as prepare_shop)
+from test_day0_certificate_families import (
+    CF_TOKEN, DATA_WIRE, MATRIX as DAY0_CERTIFICATES, ROOT_ONLY as ACME_ROOT_ONLY, SETUP as DAY0_CERTIFICATES_SETUP,
+    call)
+from test_day0_node_families import MATRIX as DAY0_NODE, SETUP as DAY0_NODE_SETUP
 from test_firewall_families import MATRIX as FIREWALL, SETUP as FIREWALL_SETUP
 from test_guest_families import LXC, MATRIX as GUEST
 from test_ha_families import GUESTS as HA_GUESTS, MATRIX as HA
@@ -46,12 +52,33 @@ from test_pbs_families import MATRIX as PBS_DATASTORE, pbs_api
 from test_pbs_job_families import FINGERPRINT, MATRIX as PBS_JOBS
 from test_pbs_notify_families import MATRIX as PBS_NOTIFY
 from simulator import Simulator
-from test_storage_hw_families import MATRIX as STORAGE_HW, ROOT_ONLY, as_root, seed_storage_hw
+from test_storage_hw_families import MATRIX as STORAGE_HW, ROOT_ONLY as HW_ROOT_ONLY, as_root, seed_storage_hw
+
+# The cluster (Day 0): the simulator's complete cluster, declared as test_day0_cluster's complete cluster is. A
+# member of a complete cluster is read through the connection (no api_host), so the object is adopted with zero
+# writes; its create and joins need fresh nodes (test_day0_cluster).
+DAY0_CLUSTER = {'cluster': dict(
+    prefix='/cluster/config',
+    args={'name': 'simcluster', 'members': [{'node': 'node1'}, {'node': 'node2'}, {'node': 'node3'}]},
+    drift=[], absent=None, create_writes=0)}
+# A node's repositories: the day-0 step "the enterprise repository off" (a switch of the stanza there, POST), so
+# a run from nothing writes once; switched on again by hand is its drift.
+DAY0_REPOSITORY = {'apt_repository': dict(DAY0_APT['apt_repository'], args=ENTERPRISE_OFF, drift=ENTERPRISE_ON)}
+# A DNS plugin whose credentials are no short number: Ansible masks a no_log value wherever it appears in a result,
+# so the matrix's account ID 42 would mask any member's port that holds it in served_by.
+DAY0_PLUGIN = {'acme_plugin': dict(DAY0_CERTIFICATES['acme_plugin'], args=dict(
+    DAY0_CERTIFICATES['acme_plugin']['args'], data=dict(CF_Token=CF_TOKEN, CF_Account_ID='ops-account-4711')))}
+# A node's config without its wake-on-LAN address: the one key of the file another writer edits in the digest row.
+DAY0_NODE_CONFIG = {'node_config': dict(DAY0_NODE['node_config'], args=dict(
+    (option, value) for option, value in DAY0_NODE['node_config']['args'].items() if option != 'wakeonlan'))}
 
 # Every family: the foundation's (test_matrix) and each family group's own matrix objects.
 FAMILIES = dict(FOUNDATION)
-for group in (ACCESS_NOTIFY, CLUSTER, FIREWALL, HA, NETWORK, GUEST, STORAGE_HW):
+for group in (ACCESS_NOTIFY, CLUSTER, FIREWALL, HA, NETWORK, GUEST, STORAGE_HW, DAY0_APT, DAY0_REPOSITORY,
+              DAY0_CERTIFICATES, DAY0_PLUGIN, DAY0_NODE, DAY0_NODE_CONFIG, DAY0_CLUSTER):
     FAMILIES.update(group)
+# Whose tasks log in as root@pam with its password: PVE lets no API token call their methods.
+ROOT_ONLY = HW_ROOT_ONLY + ACME_ROOT_ONLY
 
 
 def on_pbs(module, prefix=None, **changes):
@@ -99,10 +126,12 @@ PBS_SETUP = [
     ('POST', '/config/verify', {'id': 'other-verify', 'store': 'offsite'}),
     ('POST', '/config/prune', {'id': 'other-prune', 'store': 'offsite', 'schedule': 'weekly', 'keep-last': '1'}),
 ]
-SETUP = FOUNDATION_SETUP + ACCESS_NOTIFY_SETUP + CLUSTER_SETUP + FIREWALL_SETUP + NETWORK_SETUP
+SETUP = (FOUNDATION_SETUP + ACCESS_NOTIFY_SETUP + CLUSTER_SETUP + FIREWALL_SETUP + NETWORK_SETUP
+         + DAY0_CERTIFICATES_SETUP + DAY0_NODE_SETUP)
 GUESTS = {100: dict(HA_GUESTS[100], **CLUSTER_GUESTS[100]), 101: HA_GUESTS[101]}
-# Objects that always exist (no create, no removal); a ZFS pool or a CephFS is created but never removed.
-NEVER_REMOVED = ('zfs_pool', 'ceph_fs')
+# Objects that always exist (no create, no removal); a ZFS pool or a CephFS is created but never removed, and so is
+# a cluster (this module never removes a member), whose object here exists before the play.
+NEVER_REMOVED = ('zfs_pool', 'ceph_fs', 'cluster')
 SINGLETONS = [module for module in MODULES if FAMILIES[module]['absent'] is None and module not in NEVER_REMOVED]
 # The second object a run that must write again declares, where the first cannot be removed.
 UNDO = {'zfs_pool': {'node': 'node2', 'name': 'tank2', 'raidlevel': 'single',
@@ -159,6 +188,19 @@ READ = {
     'pbs_prune_job': r'^/config/prune/retention$',
     'pbs_notification_endpoint': r'^/config/notifications/endpoints/smtp/ops-mail$',
     'pbs_notification_matcher': r'^/config/notifications/matchers/ops-errors$',
+    # Day 0: a node's repositories are one read of all its files; the cluster is read at its status first
+    'apt_repository': r'^/nodes/node1/apt/repositories$',
+    'subscription': r'^/nodes/node1/subscription$',
+    'certificate': r'^/nodes/node1/certificates/info$',
+    'acme_account': r'^/cluster/acme/account/default$',
+    'acme_plugin': r'^/cluster/acme/plugins/cloudflare$',
+    # the certificate info, after the node config that names the domains
+    'acme_certificate': r'^/nodes/node2/certificates/info$',
+    'cluster': r'^/cluster/status$',
+    'node_dns': r'^/nodes/node1/dns$',
+    'node_time': r'^/nodes/node1/time$',
+    'node_hosts': r'^/nodes/node1/hosts$',
+    'node_config': r'^/nodes/node1/config$',
 }
 # The parameters that name the object where its read is its collection's path plus a query (GET /pools?poolid=).
 READ_PARAMS = {'pool': {'poolid': 'lab'}}
@@ -179,6 +221,12 @@ FIRST_WRITE.update({
     'pbs_api_token': ('POST', r'^/access/users/ci@pbs/token/deploy$'),
     'pbs_acl': ('PUT', r'^/access/acl$'),
     'pbs_notification_endpoint': ('POST', r'^/config/notifications/endpoints/smtp$'),
+    'subscription': ('PUT', r'^/nodes/node1/subscription$'),
+    'certificate': ('POST', r'^/nodes/node1/certificates/custom$'),
+    'acme_certificate': ('POST', r'^/nodes/node2/certificates/acme/certificate$'),
+    'node_dns': ('PUT', r'^/nodes/node1/dns$'),
+    'node_time': ('PUT', r'^/nodes/node1/time$'),
+    'node_config': ('PUT', r'^/nodes/node1/config$'),
 })
 # Successful writes a declaration from nothing takes (an ipset: itself and each entry).
 CREATE_WRITES = dict((module, FAMILIES[module].get('create_writes', 1)) for module in MODULES)
@@ -208,6 +256,14 @@ IGNORED.update({
     'ceph_mon': ('mon_address', 'mon-address', dict(FAMILIES['ceph_mon']['args'], mon_address=['10.0.0.30'])),
     'ceph_mds': ('hotstandby', 'hotstandby', FAMILIES['ceph_mds']['args']),
     'pbs_acl': ('propagate', 'propagate', dict(FAMILIES['pbs_acl']['args'], propagate=False)),
+    # PVE's change_repository without enabled re-renders the file and switches nothing
+    'apt_repository': ('enabled', 'enabled', FAMILIES['apt_repository']['args']),
+    # without a directory PVE registers at Let's Encrypt's production CA, its default
+    'acme_account': ('directory', 'directory', FAMILIES['acme_account']['args']),
+    'acme_plugin': ('validation_delay', 'validation-delay', FAMILIES['acme_plugin']['args']),
+    # a name server not sent is gone from resolv.conf (update_etc_resolv_conf)
+    'node_dns': ('dns2', 'dns2', FAMILIES['node_dns']['args']),
+    'node_config': ('description', 'description', FAMILIES['node_config']['args']),
 })
 
 # What another writer creates while a task runs, the same object as declared: (method, path, form).
@@ -289,6 +345,9 @@ OTHER_WRITER_CREATES = {
     'pbs_notification_matcher': ('POST', '/config/notifications/matchers', {
         'name': 'ops-errors', 'target': 'mail-to-root', 'match-severity': ['error', 'warning,error'],
         'match-field': 'exact:type=gc,verify', 'mode': 'any', 'comment': 'Failed maintenance'}),
+    'acme_plugin': ('POST', '/cluster/acme/plugins', {'id': 'cloudflare', 'type': 'dns', 'api': 'cf',
+                                                      'data': DATA_WIRE, 'validation-delay': '60',
+                                                      'nodes': 'node2,node1'}),
 }
 
 # The worker tasks of each family whose writes are tasks: (its create, its removal or None).
@@ -296,7 +355,8 @@ TASK_TYPES = {'lxc': ('vzcreate', 'vzdestroy'), 'vm': ('qmcreate', 'qmdestroy'),
               'ceph_pool': ('cephcreatepool', 'cephdestroypool'), 'ceph_osd': ('cephcreateosd', 'cephdestroyosd'),
               'ceph_mon': ('cephcreatemon', 'cephdestroymon'), 'ceph_mgr': ('cephcreatemgr', 'cephdestroymgr'),
               'ceph_mds': ('cephcreatemds', 'cephdestroymds'), 'ceph_fs': ('cephfscreate', None),
-              'zfs_pool': ('zfscreate', None), 'pbs_datastore': ('create-datastore', 'delete-datastore')}
+              'zfs_pool': ('zfscreate', None), 'pbs_datastore': ('create-datastore', 'delete-datastore'),
+              'acme_account': ('acmeregister', 'acmedeactivate'), 'acme_certificate': ('acmenewcert', 'acmerevoke')}
 TASK_FAMILIES = tuple(sorted(TASK_TYPES))
 NOT_APPLICABLE = {
     ('task outcome', family): 'its writes are synchronous: PVE answers them without a worker task (UPID)'
@@ -308,7 +368,8 @@ NOT_APPLICABLE.update({
                                            'ignores") or by the create refusal (row "created underneath")'
     for family in MODULES if family not in ('storage', 'firewall_alias', 'firewall_options', 'notification_endpoint',
                                             'notification_matcher', 'realm', 'replication_job', 'sdn_zone',
-                                            'sdn_vnet', 'sdn_subnet', 'lxc', 'vm') and family not in PBS_FAMILIES
+                                            'sdn_vnet', 'sdn_subnet', 'lxc', 'vm', 'apt_repository', 'acme_plugin',
+                                            'node_hosts', 'node_config') and family not in PBS_FAMILIES
 })
 GRANTS = ('acl', 'pbs_acl')
 NOT_APPLICABLE.update({
@@ -356,7 +417,13 @@ NOT_APPLICABLE.update({
                        "root@pam alone), so no minted token can; the OSD runs with a root password login in the "
                        "other rows"
     for bao_row in ('401 on a cached minted token', 'OpenBao sealed', 'OpenBao denies', 'OpenBao unreachable',
-                    'lease cache corrupt or too open') for family in ROOT_ONLY})
+                    'lease cache corrupt or too open') for family in HW_ROOT_ONLY})
+NOT_APPLICABLE.update({
+    (bao_row, family): "PVE lets only root@pam itself call the ACME account methods (every API token, root's own "
+                       "too, gets 403 'user != root@pam'), so no minted token can; the account runs with a root "
+                       "password login in the other rows"
+    for bao_row in ('401 on a cached minted token', 'OpenBao sealed', 'OpenBao denies', 'OpenBao unreachable',
+                    'lease cache corrupt or too open') for family in ACME_ROOT_ONLY})
 NOTHING_TO_IGNORE = {
     'ceph_mgr': 'it has no option besides its identity, which is the path',
     'ceph_flag': 'it has no option besides its identity, which is the path; the one value sent is what the read '
@@ -367,6 +434,79 @@ NOTHING_TO_IGNORE = {
 }
 NOT_APPLICABLE.update((('a key PVE accepts and ignores', family), why) for family, why in NOTHING_TO_IGNORE.items())
 
+# Day 0 (issue 23).
+NOT_APPLICABLE.update({
+    ('a key PVE accepts and ignores', 'subscription'): 'its one write sends the key alone, which the PUT requires '
+                                                       '(refused without it, never ignored); the status it judges is '
+                                                       "PVE's verdict, not a key it sends",
+    ('a key PVE accepts and ignores', 'certificate'): 'its one compared value is the certificate the upload is (PVE '
+                                                      'refuses an upload without it); the key is a secret, never '
+                                                      'compared, and force and restart are controls',
+    ('a key PVE accepts and ignores', 'acme_certificate'): 'it declares nothing but the node: an order sends no '
+                                                           'option (force at most), and what it yields is judged by '
+                                                           'the certificate read back',
+    ('a key PVE accepts and ignores', 'node_time'): 'its one option, the time zone, is what the PUT requires '
+                                                    '(refused without it, never ignored)',
+    ('a key PVE accepts and ignores', 'node_hosts'): 'its one write is the whole file (data), which the POST '
+                                                     'requires (refused without it, never ignored)',
+    ('digest changed underneath', 'node_dns'): 'PVE keeps no digest for /etc/resolv.conf (Nodes.pm update_dns takes '
+                                               'none): a PUT rewrites it from what it is sent',
+    ('digest changed underneath', 'node_time'): 'PVE keeps no digest for the time zone (Nodes.pm set_timezone takes '
+                                                'none): a PUT sets it whole',
+    ('digest changed underneath', 'subscription'): 'PVE keeps no digest for /etc/subscription (Subscription.pm set '
+                                                   'takes none): a PUT sets the key whole',
+    ('digest changed underneath', 'certificate'): "PVE keeps no digest for a node's certificate files "
+                                                  '(Certificates.pm upload_custom_cert takes none): an upload '
+                                                  'replaces the pair whole',
+    ('digest changed underneath', 'acme_account'): 'PVE keeps no digest for an account file (ACMEAccount.pm '
+                                                   'update_account takes none): an update posts the contact to the '
+                                                   'CA whole',
+    ('digest changed underneath', 'acme_certificate'): 'it sends no configuration: an order, renewal or revocation '
+                                                       "is a worker task over the node's certificate files, which "
+                                                       'keep no digest',
+    ('created underneath', 'subscription'): "setting a key is a PUT that two writers can both make and agree on: "
+                                            "Subscription.pm set replaces the node's key, it never refuses one",
+    ('two runs on the same object at once', 'subscription'): "setting a key is a PUT that both runs make and agree "
+                                                             "on: Subscription.pm set replaces the node's key, it "
+                                                             "never refuses one",
+    # A refusal of our create would have to be told from another writer's own root@pam registration in the log.
+    ('created underneath', 'acme_account'): "PVE lets only root@pam register an account, so another writer is "
+                                            "root@pam too and its registration cannot be told from the task's in "
+                                            "the request log; the re-judge of PVE's 'already exists' refusal is met "
+                                            "in the row 'two runs on the same object at once'",
+})
+# Uploading or ordering over a certificate another writer just installed: PVE refuses without force in words that
+# name no object to re-judge (CertHelpers.pm set_cert_files, ACME.pm new_certificate).
+CERTIFICATE_CREATES = {
+    'certificate': "a second upload is refused as 'Custom certificate file exists but force flag is not set.', "
+                   "which names no certificate to re-judge; the task fails with PVE's words and nothing is "
+                   "overwritten",
+    'acme_certificate': "a second order is refused as \"Custom certificate exists but 'force' is not set.\", "
+                        "which names no certificate to re-judge; the task fails with PVE's words and nothing is "
+                        "overwritten",
+}
+for family, why in CERTIFICATE_CREATES.items():
+    NOT_APPLICABLE[('created underneath', family)] = why
+    NOT_APPLICABLE[('two runs on the same object at once', family)] = why
+# The cluster's object is the simulator's complete cluster: adopted with zero writes. The rows that need a write
+# cannot meet it; its writes (a create, joins, "a join whose answer never came is never sent twice") need fresh
+# nodes and root@pam, and are proven in test_day0_cluster.
+CLUSTER_ADOPTED = ("its object is adopted with zero writes (the simulator's complete cluster); its create and joins "
+                   "need fresh nodes and root@pam, proven in test_day0_cluster")
+NOT_APPLICABLE.update({
+    ('a write may have left', 'cluster'): CLUSTER_ADOPTED + ' (among them: a join whose answer never came is '
+                                                            'never sent twice)',
+    ('401 on a cached minted token', 'cluster'): CLUSTER_ADOPTED + ': no second run writes, and PVE lets no token '
+                                                                   'create or join',
+    ('5xx on a write', 'cluster'): CLUSTER_ADOPTED,
+    ('digest changed underneath', 'cluster'): CLUSTER_ADOPTED + '; corosync.conf is never written through the API',
+    ('created underneath', 'cluster'): CLUSTER_ADOPTED,
+    ('a key PVE accepts and ignores', 'cluster'): CLUSTER_ADOPTED,
+    ('task outcome', 'cluster'): CLUSTER_ADOPTED + ' (each a worker task)',
+    ('a run killed mid-way, then run again', 'cluster'): CLUSTER_ADOPTED + ': there is no write to kill the run in',
+    ('two runs on the same object at once', 'cluster'): CLUSTER_ADOPTED + ': neither run creates',
+})
+
 
 CONNECTION_ROWS = ('one member refuses', 'one member hangs', 'one member unreachable', 'a write may have left',
                    'every member down', '401 on a cached minted token', 'OpenBao sealed', 'OpenBao denies',
@@ -374,7 +514,7 @@ CONNECTION_ROWS = ('one member refuses', 'one member hangs', 'one member unreach
 
 
 # A family whose object names another family's object of the same play.
-NEEDS = {'ha_rule': 'ha_resource'}
+NEEDS = {'ha_rule': 'ha_resource', 'acme_certificate': 'acme_account'}
 
 
 def sample(fault, modules, path):
@@ -538,7 +678,8 @@ def member_hangs(sim, faults):
         assert served_by(results[module]) in (members_of(sim, module)[1], CENSORED), module
         written = writes_of(sim, module)
         assert len(written) == CREATE_WRITES[module], (module, written)
-        assert {entry['member'] for entry in written} == {members_of(sim, module)[1]}, (module, written)
+        # (a subset: an adopted cluster writes nothing)
+        assert {entry['member'] for entry in written} <= {members_of(sim, module)[1]}, (module, written)
     hung = [entry for entry in sim.log if entry['member'] in (sim.members[0], sim.pbs_members[0])]
     # reads, and the root password login of the OSD task: a login changes nothing, so it fails over like a read
     assert hung and all((entry['method'], entry['status']) == ('GET', None)
@@ -638,6 +779,12 @@ def read_server_error(sim, faults):
     assert sim.writes() == []
 
 
+# A family's own error for PVE's refusal of its write, keeping PVE's status and words: a 5xx to a subscription's
+# PUT is mostly the shop's verdict (Subscription.pm set dies in check_subscription, a 500 such as "Error parsing
+# subscription check response"), so every refusal of the key is KeyRefused, naming the node.
+WRITE_ERRORS = {'subscription': 'KeyRefused'}
+
+
 def write_server_error(sim, faults):
     """5xx on the write: a clear failure; the write is sent once and never again."""
     for module in faults.modules:
@@ -647,8 +794,8 @@ def write_server_error(sim, faults):
     results = faults.run()
     for module in faults.modules:
         result = results[module]['result']
-        assert failed(results[module]) and result['error'] == 'ServerError', result
-        assert 'got timeout' in result['msg'], result
+        assert failed(results[module]) and result['error'] == WRITE_ERRORS.get(module, 'ServerError'), result
+        assert 'got timeout' in result['msg'] and '500' in result['msg'], result
         assert len(writes_of(sim, module)) == 1, (module, writes_of(sim, module))
 
 
@@ -696,7 +843,21 @@ DIGEST_EDITS = {
                                   [{'comment': 'edit {n}'}] * 2),
     'pbs_notification_matcher': (r'^/config/notifications/matchers/ops-errors$',
                                  '/config/notifications/matchers/default-matcher', [{'comment': 'edit {n}'}] * 2),
+    # Day 0: another stanza of the node's APT files switched off and on; the standalone plugin PVE always has
+    'apt_repository': (r'^/nodes/node1/apt/repositories$', '/nodes/node1/apt/repositories', [
+        {'path': APT_SOURCES + 'ceph.sources', 'index': '0', 'enabled': '0'},
+        {'path': APT_SOURCES + 'ceph.sources', 'index': '0', 'enabled': '1'}]),
+    'acme_plugin': (r'^/cluster/acme/plugins/cloudflare$', '/cluster/acme/plugins/standalone',
+                    [{'nodes': ('node1', 'node2')}]),
+    # /etc/hosts as drifted, with a comment of the other writer's; the node config's undeclared wake-on-LAN
+    'node_hosts': (r'^/nodes/node1/hosts$', '/nodes/node1/hosts',
+                   [{'data': DAY0_NODE['node_hosts']['drift'][0][2]['data'] + '# edit {n}\n'}] * 2),
+    'node_config': (r'^/nodes/node1/config$', '/nodes/node1/config',
+                    [{'wakeonlan': ('BC:24:11:00:00:02', 'BC:24:11:00:00:03')}]),
 }
+# The method of the update and of the other writer's edit where it is not a PUT: a stanza is switched and a hosts
+# file written by POST.
+DIGEST_METHODS = {'apt_repository': 'POST', 'node_hosts': 'POST'}
 
 
 class AnotherWriter:
@@ -704,11 +865,12 @@ class AnotherWriter:
     the hook too (an options object is both what the task updates and what the other writer edits): that
     one passes through."""
 
-    def __init__(self, sim, write, path, forms):
+    def __init__(self, sim, write, path, forms, method='PUT'):
         self.sim = sim
         self.write = write
         self.path = path
         self.forms = itertools.cycle(forms)
+        self.method = method
         self.busy = False
 
     def value(self, key, value):
@@ -723,7 +885,7 @@ class AnotherWriter:
         self.busy = True
         try:
             form = next(self.forms)
-            self.write('PUT', self.path, dict((key, self.value(key, value)) for key, value in form.items()))
+            self.write(self.method, self.path, dict((key, self.value(key, value)) for key, value in form.items()))
         finally:
             self.busy = False
 
@@ -738,18 +900,20 @@ def digest_changed_underneath(sim, faults):
     others = dict((server, other_writer(sim, server)) for server in ('pve', 'pbs'))
     # one writer per family for both phases, so its edits keep alternating
     writers = dict((module, AnotherWriter(sim, others[server_of(module)], DIGEST_EDITS[module][1],
-                                          DIGEST_EDITS[module][2])) for module in families)
+                                          DIGEST_EDITS[module][2], DIGEST_METHODS.get(module, 'PUT')))
+                   for module in families)
 
     def arrange(times):
         for module in families:
             make_drift(sim, module)  # something to repair
-            sim.before('PUT', DIGEST_EDITS[module][0], writers[module], times=times, server=server_of(module))
+            sim.before(DIGEST_METHODS.get(module, 'PUT'), DIGEST_EDITS[module][0], writers[module], times=times,
+                       server=server_of(module))
         sim.clear_log()
 
     def ours(module):
         update = DIGEST_EDITS[module][0]
-        return [entry for entry in sim.log if entry['method'] == 'PUT' and ours_by(sim, module, entry)
-                and re.search(update, entry['path'])]
+        return [entry for entry in sim.log if entry['method'] == DIGEST_METHODS.get(module, 'PUT')
+                and ours_by(sim, module, entry) and re.search(update, entry['path'])]
 
     arrange(times=1)
     results = faults.run(modules=families)
@@ -904,7 +1068,10 @@ def task_outcome(sim, faults):
         result = first[module]['result']
         assert first[module]['status'] == 'ok' and result['changed'], (module, result)
         assert any('ended with WARNINGS' in warning for warning in result['warnings']), (module, result)
-    removable = [module for module in faults.modules if TASK_TYPES[module][1]]
+    # what another family's object names is removed after it (the ACME account after the certificate ordered with
+    # it: the simulated worker deactivates it even when its outcome is forced to fail)
+    removable = sorted((module for module in faults.modules if TASK_TYPES[module][1]),
+                       key=lambda module: module in NEEDS.values())
     for module in removable:
         with state_of(sim, module).lock:
             state_of(sim, module).task_outcomes[TASK_TYPES[module][1]] = 'unable to destroy - storage busy'
@@ -955,6 +1122,7 @@ def test_fault(sim, playbook, tmp_path, path, fault):
     pbs_api(sim, PBS_SETUP)
     with sim.state.lock:
         sim.state.guests.update(GUESTS)
+    prepare_acme_account(sim, fault)
     sim.clear_log()
     seed_hardware(sim)
     FAULTS[fault](sim, Faults(sim, playbook, path, tmp_path, fault))
@@ -994,11 +1162,23 @@ def dynamic(sim, **options):
 
 def seed_hardware(sim):
     """Ceph and free disks (test_storage_hw_families), and two standby metadata servers for the CephFS creates:
-    the fault play runs the families in name order, ceph_fs before ceph_mds."""
+    the fault play runs the families in name order, ceph_fs before ceph_mds. Beside them what else is no API call:
+    the subscription shop's answers for the keys (test_day0_apt_families.prepare)."""
     seed_storage_hw(sim)
+    prepare_shop(sim)
     with sim.state.lock:
         for node in ('node1', 'node2'):
             sim.state.ceph['mdss'][node] = {'host': node, 'standby_replay': 0, 'state': 'up:standby'}
+
+
+def prepare_acme_account(sim, fault):
+    """Where the ACME account's family sits the row out (root@pam only), the account an ACME certificate is ordered
+    with, registered beforehand as the family would."""
+    if not applies(fault, 'acme_account') and applies(fault, 'acme_certificate'):
+        account = FAMILIES['acme_account']['args']
+        call(sim, [('POST', '/cluster/acme/account', {
+            'name': account['name'], 'contact': ','.join(account['contact']), 'directory': account['directory'],
+            'tos_url': account['tos_url']})])
 
 
 def bao_refuses(sim, faults, reason, defaults=None):

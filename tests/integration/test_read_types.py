@@ -27,6 +27,16 @@ NOT_A_FILE = {
     'zfs_pool': "zpool list / status output, parsed by pve-storage's API2/Disks/ZFS.pm",
     'node_network': "/etc/network/interfaces, parsed by pve-common INotify.pm's own reader",
     'network_apply': 'the pending interfaces file compared with the live one',
+    'apt_repository': "proxmox-apt's own parse of the sources files, answered through perlmod (Rust serde JSON)",
+    'subscription': "/etc/subscription, read by Subscription.pm's own reader (the shop's verdict)",
+    'certificate': "the certificate info: openssl's reading of the PEM files (Certificates.pm info)",
+    'acme_certificate': "the certificate info: openssl's reading of the PEM files (its node config read is "
+                        "node_config's file)",
+    'acme_account': "the account file: the CA's JSON account object (ACMEAccount.pm get_account)",
+    'cluster': "pmxcfs's live cluster status and corosync.conf's nodelist (Corosync.pm's own parser)",
+    'node_dns': "/etc/resolv.conf, read by INotify.pm's own reader (read_etc_resolv_conf)",
+    'node_time': "the node's time zone and clocks (Time.pm: /etc/timezone and the system time)",
+    'node_hosts': '/etc/hosts as text with its digest (Nodes.pm get_etc_hosts)',
 }
 
 

@@ -99,6 +99,8 @@ PVE_FILES = {
     "/cluster/acme/plugins": "section-config",
     "/cluster/firewall": "firewall",
     "/nodes/{node}/firewall": "firewall",
+    # NodeConfig.pm parse_node_config: PVE::JSONSchema::parse_config, as datacenter.cfg
+    "/nodes/{node}/config": "key-value",
     "/nodes/{node}/qemu/{vmid}/config": "guest-config",
     "/nodes/{node}/lxc/{vmid}/config": "guest-config",
 }
