@@ -193,6 +193,15 @@ CORPUS += DAY0_APT + DAY0_NODE + DAY0_CERTIFICATES + DAY0_CLUSTER
 MODULE_PATH_CORPUS = CORPUS[::16]
 
 
+SECRET_OPTIONS = ('key', 'password', 'eab_hmac_key', 'data', 'join_password', 'token', 'secret')
+
+
+def secret_texts(value):
+    """The parts of a secret a message must not quote: its lines (a PEM's, less its markers) or its values."""
+    values = value.values() if isinstance(value, dict) else [value]
+    return [line for item in values for line in str(item).splitlines() if len(line) >= 8 and '-----' not in line]
+
+
 # On the oldest and newest ansible-core, the controller path: it is the one that validates with Ansible's
 # internals (the module path is AnsibleModule's own validation, covered there by the matrix).
 @pytest.mark.parametrize('path', [pytest.param(path, marks=pytest.mark.compat) if path == 'controller' else path
@@ -212,3 +221,8 @@ def test_every_bad_input_is_refused_before_any_request(sim, playbook, path):
             wrong.append((module, args, option, line['status'], message))
     assert wrong == []
     assert sim.log == []
+    # a refusal never quotes a secret it was given (a subscription key, a private key, plugin data)
+    quoted = [(module, option) for (module, args, _option), line in zip(corpus, run.results)
+              for option in SECRET_OPTIONS if option in args
+              for secret in secret_texts(args[option]) if secret in line['result'].get('msg', '')]
+    assert quoted == []

@@ -202,23 +202,6 @@ def test_day0_apt_families_matrix(sim, playbook, path):
         assert sim.writes() == []
 
 
-def test_every_bad_input_is_refused_before_any_request(sim, playbook):
-    tasks = [task(module, args, name='case %d' % index) for index, (module, args, _option) in enumerate(BAD_INPUT)]
-    sim.clear_log()
-    run = playbook(tasks)
-    assert len(run.results) == len(BAD_INPUT), run
-    wrong = []
-    for (module, args, option), line in zip(BAD_INPUT, run.results):
-        message = line['result'].get('msg', '')
-        if line['status'] != 'failed' or option not in message:
-            wrong.append((module, args, option, line['status'], message))
-    assert wrong == []
-    assert sim.log == []
-    # a refused key is never repeated in the message
-    assert not any(args.get('key') and args['key'] in line['result'].get('msg', '')
-                   for (module, args, _option), line in zip(BAD_INPUT, run.results))
-
-
 def test_repositories_by_handle_and_by_entry_change_only_their_stanza(sim, playbook):
     """Disabled and absent: no write. A handle with two enabled copies (what PVE 9.1's PUT leaves): each switched
     off, each write with the digest of the files then. An entry by path and index: its stanza alone. A file or an

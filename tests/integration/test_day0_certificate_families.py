@@ -281,25 +281,6 @@ def test_day0_certificate_families_matrix(sim, playbook, path):
         assert sim.writes() == []
 
 
-def test_every_bad_input_is_refused_before_any_request(sim, playbook):
-    assert all(sum(1 for row in BAD_INPUT if row[0] == module) >= 4 for module in MODULES)
-    tasks = [{'name': 'case %d' % index, 'homeflare.proxmox.%s' % module: args, 'ignore_errors': True}
-             for index, (module, args, _option) in enumerate(BAD_INPUT)]
-    sim.clear_log()
-    run = playbook(tasks)
-    assert len(run.results) == len(BAD_INPUT), run
-    wrong = []
-    for (module, args, option), line in zip(BAD_INPUT, run.results):
-        message = line['result'].get('msg', '')
-        if line['status'] != 'failed' or option not in message:
-            wrong.append((module, args, option, line['status'], message))
-    assert wrong == []
-    assert sim.log == []
-    # a refusal never quotes a key
-    messages = str([line['result'].get('msg') for line in run.results])
-    assert not [line for line in KEY.splitlines() if '-----' not in line and line in messages]
-
-
 @pytest.mark.parametrize('path', sorted(EXECUTION_PATHS))
 def test_secrets_never_appear_in_output_result_or_diff(sim, playbook, path):
     sim.state.acme_ca['meta'][EAB_DIRECTORY] = {'externalAccountRequired': True}

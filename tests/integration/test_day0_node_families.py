@@ -213,20 +213,6 @@ def test_day0_node_families_matrix(sim, playbook, path):
         assert not any(results[module]['changed'] for module in MODULES) and sim.writes() == []
 
 
-def test_every_bad_input_is_refused_before_any_request(sim, playbook):
-    tasks = [task(module, args, name='case %d' % index) for index, (module, args, _option) in enumerate(BAD_INPUT)]
-    sim.clear_log()
-    run = playbook(tasks)
-    assert len(run.results) == len(BAD_INPUT), run
-    wrong = []
-    for (module, args, option), line in zip(BAD_INPUT, run.results):
-        message = line['result'].get('msg', '')
-        if line['status'] != 'failed' or option not in message:
-            wrong.append((module, args, option, line['status'], message))
-    assert wrong == []
-    assert sim.log == []
-
-
 def test_a_dns_write_keeps_what_is_not_declared_and_refuses_what_pve_would_renumber(sim, playbook):
     """node1: only the search domain declared; the live server is sent back. node2: dns3 removed, dns1 and dns2
     kept. node3: dns1 removed while dns2 stays undeclared: PVE would move dns2 up, so it is refused in check
