@@ -34,7 +34,8 @@ def test_bad_objects_fail_before_any_request_naming_each(sim, playbook):
     assert run.rc != 0
     message = run.failed[0]['result']['msg']
     assert message.startswith('7 declared object(s) are invalid; nothing was read or written.')
-    for part in ('objects: pools is not a module declare takes (acl, api_token, backup_job, ceph_flag, ceph_fs, ',
+    for part in ('objects: pools is not a module declare takes (acl, acme_account, acme_certificate, acme_plugin, '
+                 'api_token, ',
                  'objects.pool[1]: option poolid:',
                  "objects.pool[2]: pool 'fine' is already declared at objects.pool[0]",
                  "objects.user[0]: argument 'expire' is of type",
