@@ -225,6 +225,8 @@ class Declare:
                     else:
                         entry.raw = target.store.read_unlisted(client, target, entry.declaration.ident)
                     entry.plan = target.plan(entry.declaration, entry.raw)
+                    if entry.plan.action != 'none':
+                        target.check_plan(client, entry.declaration, entry.raw, entry.plan)
                 except ProxmoxError as exc:
                     entry.error = exc
         # A reference may name an object declared beside it (an alias an IP set lists): judged once all are read.

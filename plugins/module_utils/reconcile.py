@@ -290,6 +290,10 @@ class Task:
         """Warnings about a found object nothing can write (a ZFS pool's layout)."""
         return []
 
+    def check_plan(self, client, declaration, raw, the_plan):
+        """Refuse, in check mode too and in ``declare``, a planned write the connection or the live object cannot
+        carry out (a cluster join asked of an API token, which PVE lets only root@pam make)."""
+
     def outcome(self, declaration, raw, the_plan):
         """The result before anything is written: changed, plan, diff and warnings (what check mode returns,
         with the object)."""
@@ -522,7 +526,10 @@ class Family(Task):
         return diff_of(self, declaration, raw, the_plan.action)
 
     def preflight(self, client, declaration, raw, the_plan, result, check_mode):
-        """What is refused before a write, in check mode too (references) or in a real run only (check_write)."""
+        """What is refused before a write, in check mode too (the plan, references) or in a real run only
+        (check_write)."""
+        if the_plan.action != 'none':
+            self.check_plan(client, declaration, raw, the_plan)
         if the_plan.action in ('create', 'update'):
             self.check_references(declaration, raw, (), client)
         if not check_mode and the_plan.action != 'none':

@@ -147,3 +147,14 @@ def test_the_join_password_never_shows(sim, playbook):
     book, result = run(sim, playbook, 'controller', declaration(sim, 3), verbosity=4)
     assert result['changed'] is True
     assert sim.root_password not in book.output and sim.root_password not in str(book.results)
+
+
+def test_declare_check_mode_names_a_cluster_write_a_token_cannot_make(sim, playbook):
+    token = dict(sim.module_options(), api_timeout=5)
+    sim.clear_log()
+    book = playbook([{'name': 'Declare', 'homeflare.proxmox.declare': {'objects': {'cluster': [declaration(sim, 2)]}},
+                      'ignore_errors': True}], check=True, defaults=token)
+    assert book.failed, book
+    result = book.result()
+    assert 'only root@pam create or join' in result['msg'], result
+    assert result['results'][0]['error'] == 'Refused' and sim.writes() == []

@@ -215,9 +215,7 @@ class ClusterFamily(Family):
             after = dict(before)
         return dict(before=before, after=after)
 
-    def preflight(self, client, declaration, raw, the_plan, result, check_mode):
-        if the_plan.action == 'none':
-            return
+    def check_plan(self, client, declaration, raw, the_plan):
         by_node = dict((member['node'], member) for member in declaration.values['members'])
         unaddressed = [step['node'] for step in the_plan.steps if not by_node[step['node']]['api_host']
                        and (step['action'] == 'join' or len(by_node) > 1)]
