@@ -21,6 +21,8 @@ import time
 
 from ansible_collections.homeflare.proxmox.plugins.module_utils.api import item_path
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError, NotConverged, Refused
+from ansible_collections.homeflare.proxmox.plugins.module_utils.families.node_config import (
+    ACME_FIELD, SLOTS, AcmeDomain)
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Text
 from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import (
     Absent, Family, ItemStore, Lifecycle, Plan, Where, absent)
@@ -30,35 +32,20 @@ CUSTOM = 'pveproxy-ssl.pem'
 CONFIG = '/nodes/{node}/config'
 INFO = '/nodes/{node}/certificates/info'
 ORDER = '/nodes/{node}/certificates/acme/certificate'
-# NodeConfig.pm $MAXDOMAINS: acmedomain0 .. acmedomain5
-MAXDOMAINS = 6
+# One acmedomainN value, read as node_config reads it.
+ACME_DOMAIN = AcmeDomain('acmedomain')
 DAY = 24 * 60 * 60
-
-
-def property_pairs(text, default_key=None):
-    """A node config property string (``account=x,domains=a;b``, ``a.example.com,plugin=cf``) as a dict."""
-    pairs = {}
-    for part in str(text or '').split(','):
-        part = part.strip()
-        if not part:
-            continue
-        key, sep, value = part.partition('=')
-        if not sep:
-            key, value = default_key, part
-        pairs[key] = value.strip()
-    return pairs
 
 
 def configured_domains(config):
     """The node config's ACME domains, lower-cased (get_acme_conf), sorted: the ``acme`` property's ``domains``
-    (``;``-separated) and each ``acmedomainN``'s ``domain``."""
+    (``;``-separated) and each ``acmedomainN``'s ``domain``, read with node_config's own fields."""
     domains = set()
-    acme = property_pairs(config.get('acme'))
+    acme = dict(ACME_FIELD.pairs(config.get('acme')))
     domains.update(item.strip().lower() for item in (acme.get('domains') or '').split(';') if item.strip())
-    for index in range(MAXDOMAINS):
-        value = config.get('acmedomain%d' % index)
-        if value:
-            domain = property_pairs(value, default_key='domain').get('domain')
+    for slot in SLOTS:
+        if config.get(slot):
+            domain = dict(ACME_DOMAIN.pairs(config[slot])).get('domain')
             if domain:
                 domains.add(domain.lower())
     return sorted(domains)

@@ -12,8 +12,6 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import ipaddress
-
 from ansible_collections.homeflare.proxmox.plugins.module_utils.api import Member
 from ansible_collections.homeflare.proxmox.plugins.module_utils.credentials import PasswordTicket
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import (
@@ -63,9 +61,7 @@ class Members(Field):
                     raise DeclarationError('%s.api_host: %s' % (where, str(exc).replace('option api_host: ', '')))
             links = [str(link) for link in entry.get('links') or []]
             for link in links:
-                try:
-                    ipaddress.ip_address(link)
-                except ValueError:
+                if why_not('ip', link):
                     raise DeclarationError('%s.links: %r is not an IP address (a corosync link address)'
                                            % (where, link))
             if len(links) > MAX_LINKS:
