@@ -11,7 +11,10 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import binascii
 import copy
+import os
+import re
 import ssl
 import socket
 import threading
@@ -36,6 +39,10 @@ from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import (
     ApiError, AuthenticationFailed, DeclarationError, MaybeApplied, Unreachable)
 
 WRITE_METHODS = ('POST', 'PUT', 'DELETE')
+# A host written as an address (IPv4 or IPv6), whose first "label" names no node.
+IP_LITERAL = re.compile(r'^[0-9.]+$|:')
+# The form fields PVE's upload reads, in the order it reads them (pve-http-server AnyEvent.pm file_upload_multipart).
+UPLOAD_FIELDS = ('content', 'checksum-algorithm', 'checksum')
 
 
 class Scheme:
@@ -151,6 +158,15 @@ class Member:
         host = '[%s]' % self.host if ':' in self.host else self.host
         return '%s:%s' % (host, self.port)
 
+    def is_named(self, name):
+        """Whether ``name`` is this member: its host, host:port, or (a DNS name) the host's first label, as a
+        node's name is its host name's."""
+        if not name:
+            return False
+        if name in (self.host, self.name):
+            return True
+        return not IP_LITERAL.search(self.host) and self.host.split('.', 1)[0] == name
+
 
 def _chain(exc):
     """The exception and everything it wraps (requests hides the socket error several levels down)."""
@@ -199,6 +215,52 @@ def describe_transport_failure(exc):
 
 # Members that answered last, per member list, for this process.
 _LAST_GOOD = {}
+
+
+class MultipartFile:
+    """A multipart/form-data body read from disk while it is sent: an iterable of byte chunks with a length, so
+    requests sends a Content-Length instead of a chunked body, and a file of any size is read ``CHUNK`` bytes at a
+    time, never whole. Each iteration reads the file afresh (a request that never left is sent again)."""
+
+    CHUNK = 1024 * 1024
+
+    def __init__(self, fields, file_path, file_name, boundary=None):
+        unknown = sorted(set(fields) - set(UPLOAD_FIELDS))
+        if unknown:
+            raise ValueError('PVE reads no upload field %s' % ', '.join(unknown))
+        if any(char in file_name for char in '"\r\n'):
+            raise ValueError('an upload file name cannot hold a quote or a line break: %r' % file_name)
+        self.boundary = boundary or binascii.hexlify(os.urandom(16)).decode('ascii')
+        head = []
+        for name in UPLOAD_FIELDS:
+            if fields.get(name) is not None:
+                head.append('--%s\r\nContent-Disposition: form-data; name="%s"\r\n\r\n%s\r\n'
+                            % (self.boundary, name, fields[name]))
+        head.append('--%s\r\nContent-Disposition: form-data; name="filename"; filename="%s"\r\n'
+                    'Content-Type: application/octet-stream\r\n\r\n' % (self.boundary, file_name))
+        self.head = ''.join(head).encode('utf-8')
+        self.tail = ('\r\n--%s--\r\n' % self.boundary).encode('ascii')
+        self.file_path = file_path
+        self.size = os.path.getsize(file_path)
+
+    @property
+    def content_type(self):
+        return 'multipart/form-data; boundary=%s' % self.boundary
+
+    def __len__(self):
+        return len(self.head) + self.size + len(self.tail)
+
+    def __iter__(self):
+        yield self.head
+        left = self.size
+        with open(self.file_path, 'rb') as handle:
+            while left > 0:
+                chunk = handle.read(min(self.CHUNK, left))
+                if not chunk:
+                    raise IOError('%s became shorter while it was uploaded' % self.file_path)
+                left -= len(chunk)
+                yield chunk
+        yield self.tail
 
 
 class Reply:
@@ -270,8 +332,32 @@ class Client:
         return self.request('DELETE', path, params, role).data
 
     def request(self, method, path, form=None, role='read'):
+        return self.authenticated(role, lambda auth: self.send(method, path, form, auth))
+
+    def upload(self, path, fields, file_path, file_name, role='provision', member=None):
+        """POST a file as PVE's upload takes it (pve-http-server AnyEvent.pm ``file_upload_multipart``): a
+        multipart/form-data body of ``fields`` (content, checksum-algorithm, checksum: the only ones PVE reads, in
+        the order it reads them) and then the file part ``filename``, streamed from ``file_path`` with a
+        Content-Length (PVE refuses a chunked body). ``member`` is tried first when the connection lists it (a
+        host, or a host whose first label is that node's name: PVE's upload has no proxyto, so the member that
+        receives the file is the one that stores it, or copies it on). Fails over like any write: only when the
+        request provably never left, so a file is never uploaded twice."""
+        body = MultipartFile(fields, file_path, file_name)
+
+        def attempt(auth):
+            headers = {'Accept': 'application/json', 'Content-Type': body.content_type}
+            if auth is not None:
+                auth.apply('POST', headers)
+            return self.over_members('POST', path, lambda url: self.session.request(
+                'POST', url, headers=headers, verify=self.verify, timeout=(self.timeout, self.timeout),
+                allow_redirects=False, data=body), prefer=member)
+
+        return self.authenticated(role, attempt).data
+
+    def authenticated(self, role, attempt):
+        """``attempt(auth)`` with the role's credential; once more with a renewed one after a 401."""
         try:
-            return self.send(method, path, form, self.auth(role))
+            return attempt(self.auth(role))
         except AuthenticationFailed:
             # A cached minted token may have been revoked or expired early: re-mint once and retry.
             # PVE and PBS answer 401 from their auth layer before any handler runs, so the 401
@@ -281,12 +367,13 @@ class Client:
                 renewed = renew is not None and renew(role)
             if not renewed:
                 raise
-            return self.send(method, path, form, self.auth(role))
+            return attempt(self.auth(role))
 
     # -- transport ----------------------------------------------------------------------
-    def ordered_members(self):
+    def ordered_members(self, prefer=None):
+        """The members to try: the one named ``prefer`` (see ``upload``) first, then the last that answered."""
         last = _LAST_GOOD.get(self._key)
-        return sorted(self.members, key=lambda member: member.name != last)
+        return sorted(self.members, key=lambda member: (not member.is_named(prefer), member.name != last))
 
     def send(self, method, path, form, auth, changes_nothing=False):
         """Send with failover; ``auth`` adds headers and cookies (see credentials.py). A POST that
@@ -297,15 +384,20 @@ class Client:
             headers['Content-Type'] = 'application/x-www-form-urlencoded'
         if auth is not None:
             auth.apply(method, headers)
+        return self.over_members(method, path, lambda url: self.session.request(
+            method, url, headers=headers, verify=self.verify, timeout=(self.timeout, self.timeout),
+            allow_redirects=False,
+            params=pairs if method in ('GET', 'DELETE') else None,
+            data=pairs if method in ('POST', 'PUT') else None), changes_nothing=changes_nothing)
+
+    def over_members(self, method, path, attempt, changes_nothing=False, prefer=None):
+        """``attempt(url)`` on each member in turn until one answers; a write moves on only when the request
+        provably never left (ARCHITECTURE section 5)."""
         failures = []
-        for member in self.ordered_members():
+        for member in self.ordered_members(prefer):
             url = 'https://%s/api2/json%s' % (member.name, path)
             try:
-                response = self.session.request(
-                    method, url, headers=headers, verify=self.verify, timeout=(self.timeout, self.timeout),
-                    allow_redirects=False,
-                    params=pairs if method in ('GET', 'DELETE') else None,
-                    data=pairs if method in ('POST', 'PUT') else None)
+                response = attempt(url)
             except requests.exceptions.RequestException as exc:
                 why = describe_transport_failure(exc)
                 if method in WRITE_METHODS and not changes_nothing and not never_left(exc):

@@ -212,6 +212,7 @@ class Found:
             return
         self.secrets.extend(placeheld)
         self.objects.setdefault(module, []).append(options)
+        self.warnings.extend(family.export_notes(ident, raw))
 
     def result(self):
         return dict(changed=False, objects=self.objects, secrets=self.secrets, not_exported=self.not_exported,

@@ -532,6 +532,17 @@ DISK_SIZE = re.compile(r'(\d+(?:\.\d+)?)([KMGT])?(?:iB)?')
 SIZE_UNITS = ('', 'K', 'M', 'G', 'T')
 # A new volume in a create or update: <storage>:<size in GiB> (qemu-server / pve-container parse_volume).
 ALLOCATION = re.compile(r'([a-z][a-z0-9\-_.]*[a-z0-9]):(\d+(?:\.\d+)?)', re.I)
+# What a disk may be imported from (qemu-server $check_storage_access and Drive.pm checked_parse_volname over
+# pve-storage Plugin.pm parse_volname): a disk image of content import (qcow2, raw or vmdk, or one disk inside an
+# OVA), or a guest's images volume (not its cloud-init drive). An OVA or OVF file itself is an appliance.
+_STORAGE_ID = r'[a-zA-Z][a-zA-Z0-9\-_.]*[a-zA-Z0-9]'
+_SAFE_NAME = r'[ a-zA-Z0-9\-.+=_]+'
+IMPORT_IMAGE = re.compile(r'%s:import/%s(?:\.ova/%s)?\.(?:qcow2|raw|vmdk)' % (_STORAGE_ID, _SAFE_NAME, _SAFE_NAME))
+IMPORT_APPLIANCE = re.compile(r'%s:import/%s\.(?:ova|ovf)' % (_STORAGE_ID, _SAFE_NAME))
+IMAGES_VOLUME = re.compile(r'%s:(?:\d+/)?(?:base-\d+-[^/\s,]+/)?(?:\d+/)?(?:vm|base)-\d+-(?!cloudinit)[^/\s,]+'
+                           % _STORAGE_ID)
+# A cloud-init drive as declared (<storage>:cloudinit) and as PVE names the volume it makes (vm-<vmid>-cloudinit).
+CLOUDINIT_VOLUME = re.compile(r'(?:\d+/)?vm-\d+-cloudinit(?:\.\w+)?')
 
 
 def parse_size(text):
@@ -590,13 +601,20 @@ class Disk(PropertyString):
     refused, never replaced. ``sized`` is False where PVE sizes the volume itself (EFI vars, TPM state).
     ``mount`` is the key a mount point must carry (a container's ``mp``); a host path there is a bind
     mount, which only root@pam may configure with ``tool`` (``pct``/``qm``) on the node.
+
+    A new disk may be imported (``<storage>:0,import-from=<source>``, qemu-server's syntax): PVE copies the
+    image when the disk is created and keeps no trace of the source, so ``import-from`` is never compared and
+    ``:0`` asks for no size (the image's own). A declared ``size=`` is what the disk grows to after the import.
+    ``import_needs`` are the keys PVE requires beside an import (an EFI disk's type, a TPM's version).
+    A cloud-init drive (``<storage>:cloudinit``) matches the ``vm-<vmid>-cloudinit`` CD-ROM PVE makes of it.
     """
 
-    def __init__(self, wire, volume_key, sized=True, mount=None, tool='qm', **kwargs):
+    def __init__(self, wire, volume_key, sized=True, mount=None, tool='qm', import_needs=(), **kwargs):
         super(Disk, self).__init__(wire, default_key=volume_key, **kwargs)
         self.sized = sized
         self.mount = mount
         self.tool = tool
+        self.import_needs = tuple(import_needs)
 
     def parse(self, value):
         """(volume, {key: value}) with the aliases of the volume key folded in."""
@@ -607,6 +625,10 @@ class Disk(PropertyString):
             else:
                 options[key] = item
         return volume, options
+
+    @staticmethod
+    def joined(volume, options):
+        return ','.join([volume] + ['%s=%s' % pair for pair in sorted(options.items())])
 
     def canonical(self, value):
         volume, options = self.parse(value)
@@ -639,16 +661,65 @@ class Disk(PropertyString):
                                                         self.wire, canonical))
         if self.mount and self.mount not in options:
             self.refuse(value, 'needs %s=<path inside the container>' % self.mount)
+        if 'import-from' in options:
+            self.check_import(value, volume, options)
         return canonical
+
+    def check_import(self, value, volume, options):
+        """What qemu-server's $check_drive_param and $check_storage_access refuse of an import, said before any
+        request (a host path is root@pam's alone, so it is never the collection's to declare)."""
+        source = options['import-from']
+        allocation = ALLOCATION.fullmatch(volume)
+        if not allocation or float(allocation.group(2)) != 0:
+            self.refuse(value, 'has import-from, which PVE takes only on a new volume written <storage>:0 (such as '
+                               'local-lvm:0,import-from=%s): the image gives the size, and size= grows the disk '
+                               'after the import' % source)
+        missing = [key for key in self.import_needs if key not in options]
+        if missing:
+            self.refuse(value, 'has import-from without %s, which PVE requires with an import here'
+                        % ' and '.join(missing))
+        if source.startswith('/'):
+            self.refuse(value, 'has import-from=%s, a host path, which only root@pam may import from: put the image '
+                               'on a storage as content import (storage_content) and declare '
+                               'import-from=<storage>:import/<file>' % source)
+        if IMPORT_APPLIANCE.fullmatch(source):
+            self.refuse(value, 'has import-from=%s, an appliance (OVA/OVF), not a disk image: name one disk inside '
+                               'it (<storage>:import/<name>.ova/<disk>.vmdk), or a qcow2, raw or vmdk image'
+                        % source)
+        if not (IMPORT_IMAGE.fullmatch(source) or IMAGES_VOLUME.fullmatch(source)):
+            self.refuse(value, 'has import-from=%s, which is neither an import volume (<storage>:import/<file> '
+                               'ending in .qcow2, .raw or .vmdk) nor a guest disk (<storage>:vm-<vmid>-disk-<n>)'
+                        % source)
+
+    def import_source(self, value):
+        """The source a declared disk is imported from, or None."""
+        return self.parse(value)[1].get('import-from') if value and isinstance(value, str) else None
+
+    def import_grows_to(self, value):
+        """The size an imported disk is resized to once the import made it (a declared size=), or None."""
+        options = self.parse(value)[1] if self.import_source(value) else {}
+        return format_size(parse_size(options['size'])) if 'size' in options else None
 
     @staticmethod
     def storage_of(volume):
         return volume.split(':', 1)[0] if ':' in volume else ''
 
+    @staticmethod
+    def is_cloudinit(volume):
+        return volume == 'cloudinit' or volume.endswith(':cloudinit')
+
+    def same_cloudinit(self, volume, live_volume):
+        """A declared ``[<storage>:]cloudinit`` and the drive PVE made of it (on that storage)."""
+        storage = self.storage_of(volume)
+        return bool(CLOUDINIT_VOLUME.fullmatch(live_volume.split(':', 1)[-1])) and (
+            not storage or storage == self.storage_of(live_volume))
+
     def wanted_size(self, volume, options):
         """The size a declaration asks for, in bytes (None: not declared)."""
         if 'size' in options:
             return parse_size(options['size'])
+        if 'import-from' in options:
+            return None  # <storage>:0 takes the image's size
         allocation = ALLOCATION.fullmatch(volume)
         if allocation and self.sized:
             return int(float(allocation.group(2)) * 1024 ** 3)
@@ -659,12 +730,19 @@ class Disk(PropertyString):
         if desired == current:
             return DiskChange()
         if not current:
-            return DiskChange(options=True)  # a new disk: the update allocates it
+            # a new disk: the update allocates (or imports) it, and an import grows to its declared size after
+            return DiskChange(options=True, grow_to=self.import_grows_to(desired))
         volume, options = self.parse(desired)
         live_volume, live_options = self.parse(current)
+        cloudinit = self.is_cloudinit(volume)
         cdrom = options.get('media') == 'cdrom' or live_options.get('media') == 'cdrom'
+        wanted = None if cdrom or cloudinit else self.wanted_size(volume, options)
+        options.pop('import-from', None)  # used by a create only: the disk exists
         change = DiskChange()
-        if cdrom:
+        if cloudinit:
+            options.setdefault('media', 'cdrom')  # PVE makes the drive a CD-ROM
+            change.options = not self.same_cloudinit(volume, live_volume)
+        elif cdrom:
             change.options = volume != live_volume
         elif ALLOCATION.fullmatch(volume):
             if self.storage_of(volume) != self.storage_of(live_volume):
@@ -675,7 +753,6 @@ class Disk(PropertyString):
         elif volume != live_volume:
             return DiskChange(refusal='%s holds the volume %s but the task declares %s: another volume is not an '
                                       'update' % (self.option, live_volume, volume))
-        wanted = None if cdrom else self.wanted_size(volume, options)
         live_size = parse_size(live_options.get('size', '')) or 0
         if wanted is not None and wanted < live_size:
             return DiskChange(refusal='%s is %s but the task declares %s: disks only grow (PVE cannot shrink one), '
@@ -693,21 +770,30 @@ class Disk(PropertyString):
         return bool(self.compare(desired, current))
 
     def encode(self, value):
-        return value
+        """As declared, but an import's size=: PVE sizes an imported disk by its image (and ignores size=), so the
+        declared size is reached by a resize once the import is done."""
+        volume, options = self.parse(value)
+        if 'import-from' not in options or 'size' not in options:
+            return value
+        options.pop('size')
+        return self.joined(volume, options)
 
     def encode_update(self, value, live):
         """A new disk goes as declared, and so does a CD drive (its medium is what changes); an existing disk keeps
-        its live volume and size, with the declared keys."""
+        its live volume and size, with the declared keys (never an import source)."""
         if live is MISSING or not live:
-            return value
-        _volume, options = self.parse(value)
+            return self.encode(value)
+        volume, options = self.parse(value)
         live_volume, live_options = self.parse(self.canonical(live))
+        if self.is_cloudinit(volume) and self.same_cloudinit(volume, live_volume):
+            return self.joined(live_volume, dict(options, media='cdrom'))
         if 'cdrom' in (options.get('media'), live_options.get('media')):
             return value
         options.pop('size', None)
+        options.pop('import-from', None)
         if 'size' in live_options:
             options['size'] = live_options['size']
-        return ','.join([live_volume] + ['%s=%s' % pair for pair in sorted(options.items())])
+        return self.joined(live_volume, options)
 
 
 class Nic(PropertyString):

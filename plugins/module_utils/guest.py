@@ -13,7 +13,9 @@ taken by the other guest type, is refused ("a migration is not an update").
 On top of the shared core (fields, ``plan``, ``update_form``, ``verify``) a guest adds what only guests
 have: a name that must match before anything is written (``vmid 101 holds another guest``), disks that
 only grow (``resize``), a template that is never swapped, power states acted on once, and changes PVE
-parks until the next restart, reported as ``pending`` and applied by one reboot when asked.
+parks until the next restart, reported as ``pending`` and applied by one reboot when asked. A disk imported
+from an image (``import-from``) is imported once, when it is created, and grown to a declared size by a resize
+in the same run; on a disk that exists the source is never compared, and a warning says so.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -220,7 +222,8 @@ class Guest(Family):
             self.refuse_name_elsewhere(declaration, raw.rows)
             created = field_plan(self, declaration, raw)
             return GuestPlan('absent', 'create', created.changed,
-                             power='start' if state in ('started', 'restarted') else None)
+                             power='start' if state in ('started', 'restarted') else None,
+                             resize=self.imports_to_grow(declaration))
         self.refuse_another_guest(declaration, raw)
         if state == 'absent':
             self.refuse_delete(declaration, raw)
@@ -243,6 +246,23 @@ class Guest(Family):
         action = the_plan.action if the_plan.action != 'none' else ('power' if power else 'none')
         return GuestPlan('found', action, the_plan.changed, power=power, pending=sorted(raw.pending), resize=resize,
                          grow_only=grow_only)
+
+    def imports_to_grow(self, declaration):
+        """(wire name, size) of each disk imported at create time with a declared size=: the resize after it."""
+        return [(field.wire, field.import_grows_to(declaration.values[field.option])) for field in self.disks()
+                if field.import_grows_to(declaration.values.get(field.option))]
+
+    def advise(self, declaration, raw):
+        """A declared import source on a disk that exists: PVE used (or never saw) it when the disk was made and
+        keeps no trace of it, so it was neither compared nor imported again."""
+        current = self.current(raw)
+        imports = ['%s (import-from=%s)' % (field.option, field.import_source(declaration.values[field.option]))
+                   for field in self.disks()
+                   if field.import_source(declaration.values.get(field.option)) and current.get(field.option)]
+        if not imports:
+            return []
+        return ['%s exists, so the import source of %s was not compared and nothing was imported: import-from is '
+                'used only when a disk is created' % (self.describe(declaration.ident), ', '.join(imports))]
 
     def power(self, declaration, raw):
         state, status = declaration.state, raw.status
@@ -401,10 +421,12 @@ class Guest(Family):
         """Create (a clone then gets the declared config) or update; returns the guest as read afterwards."""
         if the_plan.action == 'create':
             cloned = self.create(client, declaration, raw, result)
-            raw = self.read_back(client, declaration.ident, 'stopped')
             if not cloned:
+                self.grow(client, declaration, the_plan.resize, result)  # imported disks, to their declared size
+                raw = self.read_back(client, declaration.ident, 'stopped')
                 verify(self, declaration, Plan('absent', 'create', the_plan.changed), raw)
                 return raw
+            raw = self.read_back(client, declaration.ident, 'stopped')
             the_plan = self.plan(declaration, raw)
         if the_plan.changed:
             return self.update(client, declaration, raw, the_plan, result)
@@ -419,12 +441,17 @@ class Guest(Family):
             form = update_form(self, declaration, sets, raw)
             form['digest'] = raw.digest
             self.wait(client, declaration, result, client.put(self.path(ident) + '/config', form, role=self.write_role))
-        for disk, size in the_plan.resize:
-            answer = client.put(self.path(ident) + '/resize', dict(disk=disk, size=size), role=self.write_role)
-            self.wait(client, declaration, result, answer)
+        self.grow(client, declaration, the_plan.resize, result)
         after = self.read_back(client, ident, raw.status)
         verify(self, declaration, Plan('found', 'update', the_plan.changed), after)
         return after
+
+    def grow(self, client, declaration, resize, result):
+        """One resize per (disk, size), each waited for."""
+        for disk, size in resize:
+            answer = client.put(self.path(declaration.ident) + '/resize', dict(disk=disk, size=size),
+                                role=self.write_role)
+            self.wait(client, declaration, result, answer)
 
     def switch(self, client, declaration, power, result):
         """start, stop (a clean shutdown, forced after the timeout only when asked) or reboot; waited for."""

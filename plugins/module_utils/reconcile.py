@@ -316,9 +316,10 @@ class Family(Task):
     What a family does differently is a method it overrides, each taking (declaration, raw, ...) and doing
     nothing by default: the checks (``check_declaration``, ``check_create``, ``check_found``,
     ``check_references``, ``check_write``), what is said or returned (``advise``, ``created``, ``report``,
-    ``view``), how a reset built-in looks (``is_reset``), what an export leaves out (``is_builtin``) or how it
-    finds every object (``find_all``). The run itself (``reconcile``) is a fixed sequence of steps
-    (read, plan, preflight, act, finish) that guests, staged families and applies override, never re-implement.
+    ``view``), how a reset built-in looks (``is_reset``), what an export leaves out (``is_builtin``), how it
+    finds every object (``find_all``) or what it says of one (``export_notes``). The run itself (``reconcile``) is
+    a fixed sequence of steps (read, plan, preflight, act, finish) that guests, staged families and applies
+    override, never re-implement.
     """
 
     def __init__(self, module, name, identity, fields, where, scheme='pve', lifecycle=None, exporting=None,
@@ -390,6 +391,11 @@ class Family(Task):
         """[(ident, raw)] of every object, where the export's generic way (the listing, else the collection and one
         read per object) does not fit; None: the generic way."""
         return None
+
+    def export_notes(self, ident, raw):
+        """What an export says about one exported object beside its options, as warnings (a volume whose source
+        PVE keeps nowhere, so the options it exports adopt it but cannot fetch it again)."""
+        return []
 
     # -- the module's interface ----------------------------------------------------------
     def object_spec(self):

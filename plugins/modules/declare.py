@@ -25,7 +25,7 @@ description:
   - Every object is judged with the same comparison as its single-object module. A check run stops there. A real run
     writes only the drifted objects, each as its module would (write, wait, read back, re-judge), creates and updates
     in dependency order (realms, roles, groups, pools, users, API tokens, ZFS pools, Ceph monitors, managers, OSDs,
-    pools, metadata servers, CephFS and flags, storages, ACL grants, datacenter options,
+    pools, metadata servers, CephFS and flags, storages, the files on them, ACL grants, datacenter options,
     metric servers, notification endpoints then matchers, backup and replication jobs, HA resources then rules,
     firewall aliases, IP sets, rules and options), deletes after them in the reverse order.
   - If any object cannot be judged (a failed read, a refused change), nothing is written and the task fails listing
@@ -44,7 +44,7 @@ options:
         V(node_dns), V(node_time), V(node_hosts), V(cluster), V(acme_account), V(acme_plugin), V(node_config),
         V(certificate), V(acme_certificate), then V(realm), V(role), V(group), V(pool), V(user),
         V(api_token), V(zfs_pool), V(ceph_mon), V(ceph_mgr), V(ceph_osd), V(ceph_pool), V(ceph_mds), V(ceph_fs),
-        V(ceph_flag), V(storage), V(acl), V(cluster_options), V(metric_server), V(notification_endpoint),
+        V(ceph_flag), V(storage), V(storage_content), V(acl), V(cluster_options), V(metric_server), V(notification_endpoint),
         V(notification_matcher), V(lxc), V(vm), V(backup_job), V(replication_job), V(ha_resource), V(ha_rule),
         V(firewall_alias), V(firewall_ipset), V(firewall_rules), V(firewall_options), V(node_network),
         V(network_apply), V(sdn_zone), V(sdn_vnet), V(sdn_subnet), V(sdn_apply), and a backup server's V(pbs_user), V(pbs_api_token), V(pbs_remote),
@@ -53,6 +53,8 @@ options:
         module's options, for example a list of pools, each with a C(poolid) and a C(comment). V(cluster_options)
         takes a list of one.
       - V(firewall_rules) and V(firewall_options) take one item per scope (C(scope) with its C(group) or C(node)).
+      - Storage content (V(storage_content) - ISOs, templates, images to import) is fetched after the storages and
+        before the guests made from it; check mode downloads nothing.
       - Guests (V(lxc), V(vm)) are created after pools and storages and before the jobs and HA resources that name
         them; their power states act after their config is written, and C(summary.power) counts the guests whose only
         change is their power state.

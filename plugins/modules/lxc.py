@@ -50,6 +50,11 @@ options:
         C(local:vztmpl/debian-12-standard_12.7-1_amd64.tar.zst); required to create.
       - PVE keeps no record of it; it is compared through the distribution PVE recorded (C(ostype)), and another
         distribution is refused - a container is never rebuilt from another template.
+      - An OCI image pulled with M(homeflare.proxmox.storage_content) (O(ostemplate=local:vztmpl/<name>.tar), as
+        C(oci-registry-pull) names it) is a template like any other (PVE 9.1 and later). PVE reads the image's
+        config - an application image (its entrypoint is not C(/sbin/init)) gets that entrypoint, O(cmode=console)
+        and C(host-managed=1) on each NIC that does not say otherwise, so declare O(net0) with C(host-managed=1)
+        to match (or C(host-managed=0) for a container that manages its own network).
     type: str
   storage:
     description:
@@ -199,6 +204,16 @@ EXAMPLES = r'''
     net0: name=eth0,bridge=vmbr0,ip=dhcp
     tags: [web, prod]
     onboot: true
+    state: started
+
+- name: An application container from an OCI image pulled with storage_content (docker.io/library/nginx:latest)
+  homeflare.proxmox.lxc:
+    node: pve1
+    vmid: 102
+    hostname: proxy1
+    ostemplate: local:vztmpl/nginx_latest.tar
+    rootfs: local-lvm:4
+    net0: name=eth0,bridge=vmbr0,ip=dhcp,host-managed=1
     state: started
 
 - name: Verify every container without writing (CI drift gate)

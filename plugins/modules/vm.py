@@ -25,12 +25,19 @@ description:
   - Disks only grow, through C(resize). A smaller disk, another storage or volume, another template, another node,
     a new vmid for a name that exists, a VM under the vmid with another O(name) - refused at plan time (check mode
     too). C(machine) is not offered (PVE pins the running machine version).
+  - A disk may be created from a disk image, C(<storage>:0,import-from=<source>) (PVE's syntax) - a volume of
+    content C(import) on a storage (a cloud image downloaded or uploaded with M(homeflare.proxmox.storage_content))
+    or another guest's disk. The import happens when the disk is created (with the VM, or a disk added later) and
+    PVE keeps no trace of the source, so on an existing disk C(import-from) is never compared and never imported
+    again; the result then carries a warning saying so. A declared C(size=) grows the imported disk once it is
+    made (one C(resize) in the same run; the image's own size when none is declared), then only grows.
   - A change PVE cannot apply to a running VM (CPU, memory without hotplug, ...) is parked as pending; it is
     reported (C(object.pending), C(plan.pending), the diff and a warning), never as applied, and
     O(reboot_if_pending) applies it with one reboot.
   - Privileges, on C(/vms/{vmid}) - C(VM.Audit) to read (plus C(Sys.Audit) for the resource list), C(VM.Allocate)
     to create and destroy, C(VM.Clone) on the template, C(VM.Config.*) to update, C(VM.PowerMgmt) for power,
-    C(Datastore.AllocateSpace) on the storages, C(SDN.Use) on the bridges.
+    C(Datastore.AllocateSpace) on the storages, C(SDN.Use) on the bridges; to import, C(Datastore.AllocateSpace)
+    or C(Datastore.Audit) on the image's storage, or C(VM.Clone) on the guest whose disk is copied.
 author:
   - homeflare.proxmox contributors (@homeflare)
 extends_documentation_fragment:
@@ -145,6 +152,12 @@ options:
       - Compared by storage, size and keys (the volume name is PVE's). A larger size grows the disk (C(resize)); a
         smaller one, another storage or another volume is refused, never replaced. A C(size=) needs a unit (K, M, G,
         T).
+      - C(<storage>:0,import-from=<storage>:import/<image>.qcow2[,size=<n>G][,key=value...]) creates the disk from a
+        disk image (C(.qcow2), C(.raw), C(.vmdk), or one disk of an OVA, C(<name>.ova/<disk>.vmdk)) or from another
+        guest's disk (C(<storage>:vm-<vmid>-disk-<n>)). Used at creation only, never compared afterwards; the volume
+        must be C(<storage>:0), and a host path (root@pam's alone) or a whole OVA/OVF is refused before any request.
+      - A cloud-init drive is C(<storage>:cloudinit) (on O(ide2) usually); it matches the CD-ROM PVE makes of it
+        (C(<storage>:vm-<vmid>-cloudinit,media=cdrom)).
     type: str
   scsi1:
     description:
@@ -250,10 +263,13 @@ options:
     description:
       - The EFI vars disk, C(<storage>:1,efitype=4m[,pre-enrolled-keys=1]); PVE sizes it itself, so only its storage
         and keys are compared.
+      - Imported as O(scsi0) is (C(<storage>:0,import-from=...)), it must name C(efitype) and C(pre-enrolled-keys),
+        as PVE requires.
     type: str
   tpmstate0:
     description:
       - The TPM state disk, C(<storage>:1,version=v2.0); PVE sizes it itself.
+      - Imported as O(scsi0) is, it must name C(version), as PVE requires.
     type: str
   net0:
     description:
@@ -320,6 +336,19 @@ EXAMPLES = r'''
     scsihw: virtio-scsi-single
     scsi0: local-lvm:20,iothread=1,discard=on
     ide2: local:iso/debian-12.7.0-amd64-netinst.iso,media=cdrom
+    net0: virtio,bridge=vmbr0
+
+- name: A cloud VM whose disk is imported from a downloaded image (see storage_content), grown to 16G, cloud-init on
+  homeflare.proxmox.vm:
+    node: pve1
+    vmid: 140
+    name: cloud1
+    scsihw: virtio-scsi-single
+    scsi0: local-lvm:0,import-from=local:import/debian-13-genericcloud-amd64.qcow2,iothread=1,size=16G
+    ide2: local-lvm:cloudinit
+    boot: order=scsi0
+    ciuser: debian
+    ipconfig0: ip=dhcp
     net0: virtio,bridge=vmbr0
 
 - name: Apply changes parked on the running VM with one reboot

@@ -10,6 +10,7 @@ import pytest
 from conftest import EXECUTION_PATHS
 from test_access_notify_families import BAD_INPUT as ACCESS_NOTIFY
 from test_cluster_families import BAD_INPUT as CLUSTER
+from test_content_families import BAD_INPUT as CONTENT
 from test_day0_apt_families import BAD_INPUT as DAY0_APT
 from test_day0_certificate_families import BAD_INPUT as DAY0_CERTIFICATES
 from test_day0_cluster import BAD_INPUT as DAY0_CLUSTER
@@ -184,7 +185,7 @@ CORPUS = [
                                                 'create_missing': True}]}}, 'objects.pbs_api_token[0]: create_missing'),
 ]
 # Each family's own cases live beside its matrix; all of them run here, in the one playbook per path.
-CORPUS += ACCESS_NOTIFY + CLUSTER + FIREWALL + HA + NETWORK + GUESTS + STORAGE_HW + PBS + PBS_ACCESS + PBS_NOTIFY + PBS_JOBS
+CORPUS += ACCESS_NOTIFY + CLUSTER + CONTENT + FIREWALL + HA + NETWORK + GUESTS + STORAGE_HW + PBS + PBS_ACCESS + PBS_NOTIFY + PBS_JOBS
 CORPUS += DAY0_APT + DAY0_NODE + DAY0_CERTIFICATES + DAY0_CLUSTER
 # The module path refuses with the same family code; what differs there (AnsibleModule's own validation,
 # the shape of a failed result) is proven by every sixteenth case, spread over the families, at a sixteenth

@@ -9,8 +9,13 @@ for the PBS server and ``bao.BaoEngine`` for the credential engine. An app has
 optionally ``server_header`` (None: no ``Server`` header) and ``close_on_error``
 (False: keep-alive after errors). ``POST /_sim/fault`` on a cluster member goes to
 ``Simulator.control`` instead (server.py).
+
+A file upload (``POST .../storage/{storage}/upload``, pve-manager ``HTTPServer.pm``'s ``isUpload``) may be
+larger than ``MAX_BODY``: its body is read up to ``MAX_UPLOAD`` (``Request.upload``), and
+``parse_content_type`` / ``read_multipart`` port pve-http-server ``AnyEvent.pm``'s multipart reader for it.
 """
 
+import re
 import socket
 import ssl
 import threading
@@ -21,7 +26,13 @@ from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 MAX_BODY = 512 * 1024  # the most a member reads of a body (pveproxy's limit; PbsApi checks its own)
+# pveproxy streams an upload to a temporary file without a limit; the simulator keeps it in memory, up to this
+MAX_UPLOAD = 256 * 1024 ** 2
 CONTROL_PATH = "/_sim/fault"
+# HTTPServer.pm auth_handler: the one path whose POST body is a file upload (matched on the API-relative path)
+UPLOAD_PATH = re.compile(r"^/nodes/([^/]+)/storage/([^/]+)/upload$")
+# AnyEvent.pm: where its dies without a newline say they are (Perl's " at FILE line N." suffix)
+_ANYEVENT = "/usr/share/perl5/PVE/APIServer/AnyEvent.pm"
 
 
 @dataclass
@@ -33,6 +44,7 @@ class Request:
     member: object
     body_length: int = 0
     connection: object = None  # the TLS socket (lets a refusal spare its own answer)
+    upload: bool = False  # a POST .../upload with a body (read up to MAX_UPLOAD): AnyEvent.pm's upload branch
 
 
 @dataclass
@@ -44,6 +56,8 @@ class Response:
     # a streamed file (pve-http-server AnyEvent.pm send_file_start with `stream`): no Content-Length, the body
     # ends where the server shuts the connection down (response_stream's push_shutdown)
     stream: bool = False
+    # no answer at all, the connection is closed (a die pveproxy only warns about: its client never hears back)
+    drop: bool = False
 
 
 def reason(message, status):
@@ -76,6 +90,82 @@ def parse_query(query):
 def split_target(target):
     raw_path, _sep, query = target.partition("?")
     return urllib.parse.unquote(raw_path), query
+
+
+def is_upload(method, target):
+    """HTTPServer.pm auth_handler's ``isUpload``: a POST to ``/nodes/{node}/storage/{storage}/upload``."""
+    m = re.match(r"^/api2/[^/]+(/.*)$", split_target(target)[0])
+    if method != "POST" or not m:
+        return False
+    rel = re.sub(r"/+", "/", m.group(1))
+    return UPLOAD_PATH.match(rel.rstrip("/") if len(rel) > 1 else rel) is not None
+
+
+def parse_content_type(ctype):
+    """AnyEvent.pm parse_content_type: (type, boundary or None)."""
+    parts = re.split(r"\s*[;,]\s*", ctype or "")
+    for value in parts[1:]:
+        m = re.match(r"^\s*boundary\s*=\s*(\S+?)\s*$", value)
+        if m:
+            return parts[0], m.group(1)
+    return parts[0], None
+
+
+class MultipartError(Exception):
+    """What file_upload_multipart dies with (pveproxy answers it as a plain-text 500)."""
+
+    def __init__(self, message):
+        super().__init__(message)
+        self.message = message
+
+
+def _assert_form_disposition(value):
+    if value != b"form-data":
+        raise MultipartError(f"wrong Content-Disposition '{value.decode('utf-8', 'replace')}' in multipart, "
+                             "expected 'form-data'\n")
+
+
+def read_multipart(body, boundary):
+    """AnyEvent.pm file_upload_multipart over the whole body at once: the fields ``content``,
+    ``checksum-algorithm`` and ``checksum`` (in that order, as its phase 1 extracts them) before the file part,
+    whose field must be ``filename`` (its ``filename=`` is the file's name), then the data up to the closing
+    delimiter. Returns (fields, data); raises MultipartError with pveproxy's text."""
+    newline = rb"\r?\n"
+    delim = rb"--" + re.escape(boundary.encode()) + newline
+    close_delim = rb"--" + re.escape(boundary.encode()) + rb"--"
+    fields = {}
+    buf = body
+    m = re.match(rb"(?s)^.*?(" + delim + rb")", buf)  # phase 0: everything before the first delimiter goes
+    if not m:
+        raise MultipartError(f"upload failed at {_ANYEVENT} line 1370.\n")
+    buf = buf[m.start(1):]
+
+    def remove_until_data(data):
+        return re.sub(rb"(?s)^.*?(?:\r?\n){2}", b"", data, count=1)
+
+    for name in (b"content", b"checksum-algorithm", b"checksum"):  # phase 1
+        m = re.match(rb"(?s)^" + delim + rb".*?Content-Disposition: (.*?); name=\"" + name + rb"\"(.*?" + delim
+                     + rb")", buf)
+        if m:
+            _assert_form_disposition(m.group(1))
+            buf = remove_until_data(m.group(2) + buf[m.end():])
+            value = re.match(rb"(?s)^(.*?)(" + delim + rb")", buf)
+            if value:
+                buf = buf[value.start(2):]
+                fields[name.decode()] = value.group(1).decode("utf-8", "replace").strip()
+    m = re.match(rb"(?s)^" + delim + rb"Content-Disposition: (.*?); name=\"(.*?)\"; filename=\"([^\"]+)\"", buf)
+    if not m:
+        raise MultipartError(f"upload failed at {_ANYEVENT} line 1370.\n")
+    _assert_form_disposition(m.group(1))
+    if m.group(2) != b"filename":
+        raise MultipartError(f"wrong field name '{m.group(2).decode('utf-8', 'replace')}' for file upload, "
+                             f"expected 'filename' at {_ANYEVENT} line 1325.\n")
+    fields["filename"] = m.group(3).decode("utf-8", "replace").strip()
+    buf = remove_until_data(buf[m.end():])
+    m = re.match(rb"(?s)^(.*?)(?:" + newline + rb")?+" + close_delim + rb".*$", buf)  # phase 2
+    if not m:
+        raise MultipartError(f"upload failed at {_ANYEVENT} line 1370.\n")
+    return fields, m.group(1)
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -119,13 +209,14 @@ class _Handler(BaseHTTPRequestHandler):
         member = self.server.member
         sim = member.sim
         length = int(self.headers.get("Content-Length") or 0)
+        upload = bool(length) and is_upload(self.command, self.path)
         body = b""
-        if length and not self.headers.get("Transfer-Encoding") and length <= MAX_BODY:
+        if length and not self.headers.get("Transfer-Encoding") and length <= (MAX_UPLOAD if upload else MAX_BODY):
             body = self.rfile.read(length)
         elif length or self.headers.get("Transfer-Encoding"):
             self.close_connection = True  # body left unread
         req = Request(self.command, self.path, self.headers, body, member, length,
-                      connection=self.connection)
+                      connection=self.connection, upload=upload and len(body) == length)
         if self.path.split("?", 1)[0] == CONTROL_PATH and member.app is sim.api:
             self._send(sim.control(req))
             return
@@ -137,6 +228,9 @@ class _Handler(BaseHTTPRequestHandler):
         self._send(member.app.handle(req))
 
     def _send(self, resp):
+        if resp.drop:
+            self.close_connection = True
+            return
         reason = resp.reason.encode("latin-1", "replace").decode("latin-1")
         self.send_response(resp.status, reason)
         for key, value in resp.headers:

@@ -27,6 +27,7 @@ from .http import CONTROL_PATH, Member, Response, json_headers, reason
 from .pbs.api import PbsApi
 from .pbs.state import PBS_TOKEN_NAME, PBS_TOKEN_USER
 from .pve.api import PveApi
+from .pve.handlers.content_sources import seed_oci_image
 from .pve.handlers.node_settings import DOMAIN as FRESH_DOMAIN
 from .pve.state import ClusterState
 
@@ -319,6 +320,14 @@ class Simulator:
                 if fault.take(method, path, server, params):
                     return ApiError(fault.status, fault.message, errors=fault.errors)
         return None
+
+    # -- the outside world the nodes reach --------------------------------------------
+    def seed_oci_image(self, reference, data):
+        """Let ``oci-registry-pull`` find ``reference`` (``alpine:3.22``, ``ghcr.io/org/image:tag``): ``data`` is
+        the OCI archive a pull writes (the registry stand-in, pve/handlers/content_sources.py)."""
+        states = {id(member.app.state): member.app.state for member in self._members}
+        for state in states.values():
+            seed_oci_image(state, reference, data)
 
     # -- tasks ----------------------------------------------------------------------
     def start_task(self, node, type, id, user, exitstatus="OK", duration=0.0, log=None):

@@ -7,6 +7,8 @@ The option table follows ``POST /nodes/{node}/qemu`` of qemu-server 9 (PVE 9). C
 compared when declared (undeclared is unmanaged); ``clone``, ``full``, ``storage`` and ``pool`` go
 with the create only; ``cipassword`` is sent when declared and never compared (PVE masks it).
 ``machine`` is not offered: PVE pins the running machine version, so it is not a declarable property.
+A disk's ``import-from`` goes with the disk's creation only (fields.Disk; guest.Guest says so when the
+VM exists).
 """
 
 from __future__ import absolute_import, division, print_function
@@ -100,8 +102,9 @@ FIELDS = [
      for index in range(IP_CONFIGS)] + [
     Disk('%s%d' % (bus, index), 'file', keys=DRIVE_KEYS[bus], schema_key='%s[n]' % bus)
     for bus, count in BUSES for index in range(count)] + [
-    Disk('efidisk0', 'file', sized=False, keys=EFIDISK_KEYS),
-    Disk('tpmstate0', 'file', sized=False, keys=TPMSTATE_KEYS),
+    # qemu-server's $check_drive_param: an imported EFI disk names its type and keys, a TPM state its version
+    Disk('efidisk0', 'file', sized=False, keys=EFIDISK_KEYS, import_needs=('efitype', 'pre-enrolled-keys')),
+    Disk('tpmstate0', 'file', sized=False, keys=TPMSTATE_KEYS, import_needs=('version',)),
 ] + [Nic('net%d' % index, 'macaddr', models=MODELS, default_key='model', keys=NET_KEYS, schema_key='net[n]',
          clear='delete') for index in range(NICS)]
 

@@ -15,8 +15,14 @@ Order of checks, as pveproxy does it (``PVE::APIServer::AnyEvent`` and
 8. ``proxyto: node`` with an unknown node -> 500 hostname lookup failure;
 9. parameter validation against the schema -> 400 + ``errors``;
 10. the family handler (no handler -> 501), wrapped in ``{"data": ...}``.
+
+A file upload (``Request.upload``: a POST to ``.../storage/{storage}/upload`` with a body) takes pveproxy's
+upload branch after step 2 instead of step 3 (``_receive_upload``): Datastore.AllocateTemplate on the storage
+(HTTPServer.pm auth_handler), a multipart body, no ``tmpfilename`` in the query, then the multipart fields are
+the form and the file waits in ``state.upload_tmpfiles`` under the ``tmpfilename`` the handler gets.
 """
 
+import hashlib
 import json
 import re
 import sys
@@ -26,7 +32,8 @@ import traceback
 from .. import schema as schema_mod
 from ..auth import Access
 from ..errors import ApiError, AuthFailure, die, param_exc, perm_exc
-from ..http import MAX_BODY, Response, json_headers, parse_query, reason, split_target
+from ..http import (MAX_BODY, MultipartError, Response, json_headers, parse_content_type, parse_query, read_multipart,
+                    reason, split_target)
 from ..value_types import PVE_FILES, PVE_PENDING, Typing
 from .handlers import ROUTES, Context, Result
 from .handlers.base import Download
@@ -97,7 +104,9 @@ class PveApi:
             except AuthFailure:
                 pass
         form = {}
-        if req.body:
+        if req.upload:
+            form = self._upload_fields(req)
+        elif req.body:
             try:
                 form = self._parse_body(req)
             except ApiError:
@@ -118,7 +127,7 @@ class PveApi:
         except Exception as err:  # a simulator bug: answer like PVE would for a die
             traceback.print_exc(file=sys.stderr)
             resp = error_response(500, f"simulator internal error: {err}\n")
-        entry["status"] = resp.status
+        entry["status"] = None if resp.drop else resp.status
         self.sim.record(entry)
         return resp
 
@@ -136,6 +145,43 @@ class PveApi:
                 raise ApiError(400, "malformed JSON body: not an object\n")
             return data
         return parse_query(text)
+
+    @staticmethod
+    def _upload_fields(req):
+        """The multipart fields of an upload (its file left out), for the log."""
+        boundary = parse_content_type(req.headers.get("Content-Type"))[1]
+        try:
+            return read_multipart(req.body, boundary)[0] if boundary else {}
+        except MultipartError:
+            return {}
+
+    def _receive_upload(self, req, rel, query, authid):
+        """pveproxy's upload branch (HTTPServer.pm auth_handler, AnyEvent.pm authenticate_and_handle_request and
+        file_upload_multipart): (refusal or None, the form). Its dies before the multipart is read are only
+        warned about: the client gets no answer at all."""
+        storage = re.match(r"^/nodes/[^/]+/storage/([^/]+)/upload$", rel).group(1)
+        try:
+            with self.state.lock:
+                self.access.check(authid, f"/storage/{storage}", ["Datastore.AllocateTemplate"])
+        except ApiError as err:  # a PVE::Exception from auth_handler: status line only, delayed like a 401
+            if self.sim.unauthorized_delay:
+                time.sleep(self.sim.unauthorized_delay)
+            return bare(err.status, err.message), None
+        ctype, boundary = parse_content_type(req.headers.get("Content-Type"))
+        params = parse_query(query)
+        if not (boundary and ctype == "multipart/form-data") or "tmpfilename" in params:
+            return Response(0, "", drop=True), None
+        try:
+            fields, data = read_multipart(req.body, boundary)
+        except MultipartError as err:  # AnyEvent.pm error(): the text is the body, no JSON
+            headers = [header for header in json_headers() if header[0] != "Content-Type"]
+            return Response(500, reason(err.message, 500), err.message.encode(), headers), None
+        tmpfilename = "/var/tmp/pveupload-" + hashlib.md5(f"{id(req)}{time.time()}".encode()).hexdigest()
+        with self.state.lock:
+            self.state.upload_tmpfiles[tmpfilename] = data
+        params.update(fields)
+        params["tmpfilename"] = tmpfilename
+        return None, params
 
     def _handle(self, req, entry):
         method = req.method
@@ -161,7 +207,12 @@ class PveApi:
             return bare(401, err.reason)
         entry["token_id"] = authid
 
-        if req.body_length:
+        form = None
+        if req.upload:
+            refusal, form = self._receive_upload(req, rel, query, authid)
+            if refusal is not None:
+                return refusal
+        elif req.body_length:
             if method not in ("PUT", "POST"):
                 return bare(501, f"Unexpected content for method '{method}'")
             if req.body_length > MAX_BODY:
@@ -172,15 +223,25 @@ class PveApi:
                 return bare(506, f"upload 'Content-Type '{ctype_header}' not implemented")
 
         try:
-            return self._dispatch(req, method, rel, query, authid, is_token)
+            resp = self._dispatch(req, method, rel, query, authid, is_token, form)
         except ApiError as err:
             if err.status == 401 and self.sim.unauthorized_delay:
                 time.sleep(self.sim.unauthorized_delay)
-            return error_response(err.status, err.message, err.errors)
+            resp = error_response(err.status, err.message, err.errors)
+        finally:
+            if form is not None:  # the request's end unlinks its temporary file (AnyEvent.pm cleanup)
+                with self.state.lock:
+                    self.state.upload_tmpfiles.pop(form["tmpfilename"], None)
+        if form is not None:
+            resp.headers.append(("Connection", "close"))  # an upload never keeps the connection alive
+        return resp
 
-    def _dispatch(self, req, method, rel, query, authid, is_token):
-        params = self._parse_body(req) if req.body else {}
-        params.update(parse_query(query))  # the query string wins over the body
+    def _dispatch(self, req, method, rel, query, authid, is_token, form=None):
+        if form is not None:  # an upload: the query, then the multipart fields over it (AnyEvent.pm)
+            params = dict(form)
+        else:
+            params = self._parse_body(req) if req.body else {}
+            params.update(parse_query(query))  # the query string wins over the body
         params.pop("_dc", None)
 
         forced = self.sim.take_fault(method, rel, params=params)

@@ -8,9 +8,11 @@ from . import (  # noqa: F401,E402
     notifications, qemu, replication, sdn, zfs)
 from . import ceph_mon, ceph_osd  # noqa: F401,E402
 from . import cloudinit, guest_disks, storage_content  # noqa: F401,E402
+from . import content_sources  # noqa: F401,E402
 from . import nodes  # noqa: F401,E402
 from . import apt, subscription  # noqa: F401,E402
 from . import node_settings  # noqa: F401,E402
 from . import certificates  # noqa: F401,E402
 from . import acme  # noqa: F401,E402
 from . import cluster_config  # noqa: F401,E402
+from . import storage_status  # noqa: F401,E402

@@ -20,7 +20,12 @@ State (``state.guests`` / ``state.volumes``, both rolled back with a failed requ
   Bare entries (no ``config``) read as an empty config.
 * ``volumes[storage][volname]``: ``{"size": bytes, "vmid": int or None, "format": "raw"|"qcow2"|
   "subvol"|None, "content": "images"|"rootdir"|"vztmpl"|"iso"}``; ``local``'s three container
-  templates and one ISO are seeded on first use.
+  templates and one ISO are seeded on first use. A file made by a download, an upload or an OCI pull
+  (content_sources.py) also keeps its bytes (``"data"``) and its ``"ctime"``.
+* ``node_volumes[node][storage][volname]``: the files (ISO images, templates, backups, snippets, import images)
+  of a storage that is not shared, which each node has on its own disk: what one node downloaded is there
+  only; ``None`` where a file of ``volumes`` (a seeded template, on every node) was deleted on that node.
+  ``volume(state, volid, node)``, ``node_files``, ``put_file`` and ``remove_volume`` read and write both.
 
 The raw file (``file_text``) is written the way ``write_vm_config`` / ``write_pct_config`` write it
 (description as ``#`` lines through ``encode_text``, keys sorted, ``[PENDING]`` / ``[pve:pending]`` then
@@ -81,6 +86,7 @@ from .texts import PERL_SPACE, decode_text, encode_text, perl_lines, perl_true
 # The guests and the storages' volumes (see the module docstring; both rolled back with a failed request).
 register_slice("guests", dict)
 register_slice("volumes", dict)
+register_slice("node_volumes", dict)
 # Fault knob: vmids whose guest ignores an ACPI/clean shutdown (the shutdown task times out unless
 # forceStop=1 is sent, which then stops it hard).
 register_slice("shutdown_ignored", set, snapshot=False)
@@ -615,8 +621,16 @@ def run_task(ctx, node, typ, vmid, work):
 
 # -- storages and volumes ---------------------------------------------------------------------
 
+# The content types whose volumes are files in a subdirectory of a storage with a path (Plugin.pm parse_volname).
+FILE_VOLNAME = re.compile(r"^(?:iso|vztmpl|backup|snippets|import)/")
+
+
 def ensure_volumes(state):
-    """Seed local's templates and ISO the first time volumes are used."""
+    """Seed local's templates and ISO the first time volumes are used. A node's own files go with their
+    storage's table: once ``volumes`` has none (a test cleared it), they are gone too."""
+    for tables in state.node_volumes.values():
+        for sid in [sid for sid in tables if sid not in state.volumes]:
+            del tables[sid]
     if "local" not in state.volumes and "local" in state.storage:
         state.volumes["local"] = {name: {"size": size, "vmid": None, "format": None,
                                          "content": name.split("/", 1)[0]}
@@ -687,13 +701,76 @@ def check_volume_access(ctx, volid, content=None):
         raise die(f"unable to use volume {volid} - content type needs to be '{content}'")
     if ctx.access.check(ctx.authid, f"/storage/{sid}", ["Datastore.Allocate"], True):
         return
-    if vtype in ("iso", "vztmpl"):
+    if vtype in ("iso", "vztmpl", "import"):
         ctx.access.check_any(ctx.authid, f"/storage/{sid}", ["Datastore.AllocateSpace", "Datastore.Audit"])
 
 
-def volume(state, volid):
+def storage_shared(state, sid):
+    """Every node sees the same storage: ``shared 1``, or a type of @SHARED_STORAGE (Plugin.pm)."""
+    scfg = state.storage.get(sid) or {}
+    return bool(scfg.get("shared") or (state.storage_type_info(scfg.get("type")) or {}).get("shared"))
+
+
+def _files_per_node(state, sid):
+    """A storage with a path that is not shared: each node has its own files there."""
+    scfg = state.storage.get(sid)
+    return scfg is not None and scfg["type"] in FILE_STORAGES and not storage_shared(state, sid)
+
+
+def _node_own(state, sid, volname):
+    return FILE_VOLNAME.match(volname or "") is not None and _files_per_node(state, sid)
+
+
+def volume(state, volid, node=None):
+    """The info of the volume ``volid`` names, or None. A file of a storage that is not shared is the one on
+    ``node``; without a node, the one every node has, else any node's."""
     sid, volname = parse_volid(volid)
-    return ensure_volumes(state).get(sid, {}).get(volname)
+    vols = ensure_volumes(state).get(sid, {})
+    if not _node_own(state, sid, volname):
+        return vols.get(volname)
+    if node is not None:
+        mine = state.node_volumes.get(node, {}).get(sid, {})
+        return mine[volname] if volname in mine else vols.get(volname)
+    if vols.get(volname) is not None:
+        return vols[volname]
+    return next((tables[sid][volname] for tables in state.node_volumes.values()
+                 if (tables.get(sid) or {}).get(volname) is not None), None)
+
+
+def node_files(state, sid, node):
+    """The files (ISO images, templates, backups, snippets, import images) ``node`` finds on ``sid``:
+    volname -> info."""
+    files = {name: info for name, info in ensure_volumes(state).get(sid, {}).items() if FILE_VOLNAME.match(name)}
+    if _files_per_node(state, sid):
+        for name, info in state.node_volumes.get(node, {}).get(sid, {}).items():
+            if info is None:
+                files.pop(name, None)
+            else:
+                files[name] = info
+    return files
+
+
+def put_file(state, sid, node, volname, info):
+    """A file written on ``node``: every node's on a shared storage, that node's alone otherwise."""
+    vols = ensure_volumes(state).setdefault(sid, {})
+    if _node_own(state, sid, volname):
+        state.node_volumes.setdefault(node, {}).setdefault(sid, {})[volname] = info
+    else:
+        vols[volname] = info
+
+
+def remove_volume(state, volid, node):
+    """Free a volume as ``node`` does: a file of a storage that is not shared on that node only (the other
+    nodes keep a seeded one). Returns the info removed, or None."""
+    sid, volname = parse_volid(volid)
+    vols = ensure_volumes(state).get(sid, {})
+    if not _node_own(state, sid, volname):
+        return vols.pop(volname, None)
+    mine = state.node_volumes.get(node, {}).get(sid, {})
+    found = mine.pop(volname) if volname in mine else vols.get(volname)
+    if volname in vols:
+        state.node_volumes.setdefault(node, {}).setdefault(sid, {})[volname] = None
+    return found
 
 
 def _disk_numbers(state, sid, vmid):

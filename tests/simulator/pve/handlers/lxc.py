@@ -14,7 +14,13 @@ Reads, the pending array, snapshots and /cluster/resources are in ``guests.py``.
   ``storage`` default ``local``. The task writes ``arch`` (amd64), ``hostname`` (``CT<vmid>``),
   ``memory``/``swap`` (512), ``ostype`` and ``unprivileged``: PVE detects ``ostype`` from the
   unpacked template's files; here it is the template file name's distribution. ``password`` and
-  ``ssh-public-keys`` go into the container, not the config.
+  ``ssh-public-keys`` go into the container, not the config. A template file on a storage that is not shared is
+  the node's own (``guests.volume`` with the node).
+* An OCI image (a ``.tar`` template whose bytes, kept by content_sources' oci-registry-pull or upload, list
+  ``oci-layout``, ``index.json`` and ``blobs/``: Create.pm archive_is_oci_format) is ``Detected OCI archive`` and
+  restored as restore_oci_archive does: its entrypoint (``Entrypoint`` + ``Cmd``, when not /sbin/init) with
+  ``cmode: console`` and every NIC ``host-managed=1``, its ``Env`` as ``env``; ``ostype`` from the os-release ID
+  in its layers (``unmanaged`` when it has none).
 * Update: on a running container the keys ``vmconfig_hotplug_pending`` applies live (``FASTPLUG``,
   ``HOTPLUG_SET``, ``HOTPLUG_DELETE``) change at once, the rest waits in ``[pve:pending]`` until the
   next start or reboot. A NIC sent without ``hwaddr`` gets a new one.
@@ -24,7 +30,11 @@ Reads, the pending array, snapshots and /cluster/resources are in ``guests.py``.
   ``container did not stop`` (lxc-stop --nokill), unless ``forceStop=1`` kills it.
 """
 
+import hashlib
+import io
+import json
 import re
+import tarfile
 
 from ...errors import ApiError, die, die_at, locked, param_exc, perm_exc
 from ...formats import split_list
@@ -38,6 +48,11 @@ MOUNT_KEY = re.compile(r"^(rootfs|mp\d+)$")
 NEW_DISK = re.compile(r"^(?:([^/:\s]+):)?(\d+(?:\.\d+)?)$")
 OSTYPES = ("debian", "devuan", "ubuntu", "centos", "fedora", "opensuse", "archlinux", "alpine", "gentoo",
            "nixos")
+# LXC/Setup.pm: the os-release IDs of the setup plugins, and the flavours mapped onto one ($plugin_alias).
+OS_RELEASE_IDS = dict([(name, name) for name in OSTYPES + ("openeuler",)] + [
+    ("opensuse-leap", "opensuse"), ("opensuse-tumbleweed", "opensuse"), ("opensuse-slowroll", "opensuse"),
+    ("openEuler", "openeuler"), ("arch", "archlinux"), ("sles", "opensuse"), ("rocky", "centos"),
+    ("almalinux", "centos")])
 
 # vmconfig_hotplug_pending: what a running container takes at once.
 FASTPLUG = {"description", "onboot", "startup", "protection", "hostname", "hookscript", "cores", "tags", "lock"}
@@ -212,6 +227,120 @@ def _detect_ostype(ostemplate):
     return name
 
 
+def oci_image(data):
+    """Create.pm archive_is_oci_format (a ``.tar`` listing ``oci-layout``, ``index.json`` and ``blobs/``) and what
+    PVE::RS::OCI parse_and_extract_image reads of it: (the image config, the os-release ID the unpacked layers give
+    (Setup.pm get_ct_os_release: /etc/os-release, else /usr/lib/os-release) or None, whether /etc/os-release is
+    there), or None when ``data`` is no OCI archive."""
+    try:
+        archive = tarfile.open(fileobj=io.BytesIO(data or b""))
+        names = set(archive.getnames())
+    except tarfile.TarError:
+        return None
+    if not ({"oci-layout", "index.json"} <= names and any(name.startswith("blobs/") for name in names)):
+        return None
+
+    def blob(digest):
+        member = archive.extractfile("blobs/" + digest.replace(":", "/", 1))
+        if member is None:
+            raise KeyError(digest)
+        return member.read()
+
+    try:
+        manifest = json.loads(blob(json.loads(archive.extractfile("index.json").read())["manifests"][0]["digest"]))
+        config = json.loads(blob(manifest["config"]["digest"])).get("config") or {}
+        releases = {}  # the unpacked layers: a later layer's file wins
+        for layer in manifest.get("layers") or []:
+            with tarfile.open(fileobj=io.BytesIO(blob(layer["digest"]))) as files:
+                for member in files.getmembers():
+                    name = re.sub(r"^\./", "", member.name)
+                    if name in ("etc/os-release", "usr/lib/os-release"):
+                        text = files.extractfile(member).read().decode() if member.isfile() else None
+                        releases[name] = text
+    except (KeyError, IndexError, TypeError, ValueError, tarfile.TarError) as err:
+        raise die(f"failed to parse OCI image - {err}") from err
+    text = releases.get("etc/os-release") or releases.get("usr/lib/os-release") or ""
+    found = re.search(r'^ID="?([^"\n]*)"?$', text, re.M)
+    return config, found.group(1) if found else None, "etc/os-release" in releases
+
+
+def _tar(files):
+    """A tar archive of {name: bytes}."""
+    out = io.BytesIO()
+    with tarfile.open(fileobj=out, mode="w") as archive:
+        for name, data in files.items():
+            member = tarfile.TarInfo(name)
+            member.size = len(data)
+            archive.addfile(member, io.BytesIO(data))
+    return out.getvalue()
+
+
+def make_oci_archive(config=None, os_release=None):
+    """A small OCI image archive (what ``skopeo copy ... oci-archive:`` writes) for tests to seed: one layer holding
+    ``etc/os-release`` (when given), the image config's ``config`` object (Entrypoint, Cmd, Env, Volumes ...)."""
+    blobs = {}
+
+    def add(data):
+        digest = "sha256:" + hashlib.sha256(data).hexdigest()
+        blobs["blobs/sha256/" + digest.split(":", 1)[1]] = data
+        return {"digest": digest, "size": len(data)}
+
+    layer = add(_tar({"etc/os-release": os_release.encode()} if os_release else {"etc/hostname": b"oci\n"}))
+    image_config = add(json.dumps({"architecture": "amd64", "os": "linux", "config": config or {},
+                                   "rootfs": {"type": "layers", "diff_ids": [layer["digest"]]}}).encode())
+    manifest = add(json.dumps({"schemaVersion": 2, "mediaType": "application/vnd.oci.image.manifest.v1+json",
+                               "config": dict(image_config, mediaType="application/vnd.oci.image.config.v1+json"),
+                               "layers": [dict(layer, mediaType="application/vnd.oci.image.layer.v1.tar")]}).encode())
+    index = {"schemaVersion": 2, "manifests": [dict(manifest, mediaType="application/vnd.oci.image.manifest.v1+json")]}
+    return _tar(dict({"oci-layout": b'{"imageLayoutVersion": "1.0.0"}', "index.json": json.dumps(index).encode()},
+                     **blobs))
+
+
+def _shell_quote(arg):
+    """String::ShellQuote shell_quote, as PVE::Tools cmd2string joins an argument list."""
+    if not arg:
+        return "''"
+    if not re.search(r"[^\w!%+,\-./:=@^]", arg, re.ASCII):
+        return arg
+    quoted = "'" + arg.replace("'", "'\\''") + "'"
+    return re.sub(r"''$", "", re.sub(r"^''", "", quoted))
+
+
+def restore_oci_archive(conf, image, log):
+    """Create.pm restore_oci_archive: the image's volumes become directories; an entrypoint (Entrypoint + Cmd)
+    other than /sbin/init is the container's, with ``cmode: console`` and host-managed NICs; ``Env`` becomes
+    ``env``. (User, WorkingDir and StopSignal go to raw ``lxc.*`` keys, which the simulator does not keep.)"""
+    config = image[0]
+    for path in sorted(config.get("Volumes") or {}):
+        log.append(f"creating base directory for volume at {path}")
+    init_cmd = list(config.get("Entrypoint") or []) + list(config.get("Cmd") or [])
+    if init_cmd and init_cmd[0] != "/sbin/init":
+        conf["entrypoint"] = " ".join(_shell_quote(str(arg)) for arg in init_cmd)
+        conf["cmode"] = "console"
+        for key in sorted(k for k in conf if re.match(r"^net\d+$", k)):
+            net = g.parse_ps(_fmt(key), conf[key])
+            if net.get("host-managed") is None:
+                log.append(f"Auto-Enabling host-managed network for network device {key}.")
+                net["host-managed"] = 1
+                conf[key] = g.print_ps(net, _fmt(key))
+    if config.get("Env"):
+        conf["env"] = "\0".join(config["Env"])
+
+
+def _detect_oci_ostype(image, log):
+    """LXC/Setup.pm $autodetect_type on the unpacked image: its os-release ID (or a flavour's), else, with no
+    os-release at all, 'unmanaged' (the fallbacks look for files an image's layers are not searched for here)."""
+    _config, os_id, has_release = image
+    if os_id in OS_RELEASE_IDS:
+        return OS_RELEASE_IDS[os_id]
+    if os_id:
+        log.append(f"unknown ID '{os_id}' in /etc/os-release file, trying fallback detection")
+    if has_release:
+        raise die("unable to detect OS distribution")
+    log.append("/etc/os-release file not found and autodetection failed, falling back to 'unmanaged'")
+    return "unmanaged"
+
+
 def _check_and_activate_storage(ctx, sid, node):
     scfg, content = g.storage_content(ctx.state, sid)
     g.check_storage_enabled(ctx.state, sid, node)
@@ -281,11 +410,17 @@ def create(ctx, p):
             for key in _volume_keys(mp_param):
                 conf[key] = create_disk(state, vmid, key, mp_param[key])
                 log.append(f"{key}: {conf[key]}")
-            if g.volume(state, ostemplate) is None:
+            template = g.volume(state, ostemplate, node)
+            if template is None:
                 raise die(f"can't find file '{ostemplate}'")
-            log.append(f"extracting archive '{ostemplate}'")
+            image = oci_image(template.get("data")) if ostemplate.endswith(".tar") else None
+            if image is not None:
+                log.append("Detected OCI archive")
+                restore_oci_archive(conf, image, log)
+            else:
+                log.append(f"extracting archive '{ostemplate}'")
             conf.setdefault("arch", "amd64")
-            conf.setdefault("ostype", _detect_ostype(ostemplate))
+            conf.setdefault("ostype", _detect_oci_ostype(image, log) if image else _detect_ostype(ostemplate))
             conf.setdefault("hostname", f"CT{vmid}")
             conf.setdefault("memory", "512")
             conf.setdefault("swap", "512")

@@ -14,6 +14,13 @@ _do_vm_stop). Reads, the pending array, snapshots and /cluster/resources are in 
   NICs get a MAC; ``smbios1``, ``vmgenid``, ``meta`` and ``boot`` (first disk, first CD-ROM, first
   NIC) are added. A used vmid answers ``unable to create VM 101 - CT 101 already exists on node
   'node1'`` at once.
+* Import (create and update, ``$check_drive_param``, ``$check_storage_access``, ``create_disks`` with
+  ``$import_from_volid`` and ``clone_disk``): ``<storage>:0,import-from=<source>`` copies a volume of content
+  ``import`` (qcow2, raw, vmdk) or a guest's images volume to a new disk as large as the source (a qcow2's
+  virtual size), in its format where the storage takes it; the drive is written without ``import-from`` and
+  with the new volume's ``size``. The checks answer before the task (wrong syntax, wrong content type, access);
+  a missing source fails the task as PVE does. A disk inside an OVA (extracted first by PVE) and a host path
+  answer 501 "not simulated".
 * Update: ``PUT`` answers when done, ``POST`` is the ``qmconfig`` task; digest, lock and a missing
   guest are refused before either. On a running VM the ``FAST_PLUG`` options apply at once, the
   rest as ``vmconfig_hotplug_pending`` would with the VM's ``hotplug`` (default
@@ -35,6 +42,7 @@ from ...errors import ApiError, die, die_at, locked, param_exc, perm_exc
 from ...formats import split_list
 from . import cloudinit as ci
 from . import guests as g
+from . import storage_content as sc
 from .base import route
 
 TYP = "qemu"
@@ -49,6 +57,14 @@ TPMSTATE_SIZE = 4 * 1024 ** 2
 SNAPSHOT_KEYS = ("snapshots", "parent", "snaptime", "vmstate", "snapstate", "runningcpu", "runningmachine",
                  "running-nets-host-mtu")
 EXTRA_OPTIONS = ("vmstate", "meta", "parent", "snaptime", "runningmachine", "runningcpu")
+# $check_drive_param: what an imported EFI disk and TPM state must say besides import-from.
+IMPORT_NEEDS = {"efidisk0": ("efitype", "pre-enrolled-keys"), "tpmstate0": ("version",)}
+# pve-storage Plugin.pm parse_volname's import volumes: one disk inside an OVA ("ova+<format>"), or a file whose
+# extension is its format; Drive.pm $QEMU_FORMAT_RE is what QEMU can read.
+_SAFE = r"[ a-zA-Z0-9\-.+=_]+"
+OVA_DISK = re.compile(rf"^import/({_SAFE}\.ova/{_SAFE}\.(qcow2|raw|vmdk))$")
+IMPORT_FILE = re.compile(rf"^import/({_SAFE}\.(ova|ovf|qcow2|raw|vmdk))$")
+QEMU_FORMATS = ("raw", "qcow", "qcow2", "qed", "vmdk", "cloop")
 
 # vmconfig_hotplug_pending: applied on a running VM whatever its hotplug setting ($fast_plug_option
 # and the cloud-init options), and the hotplug feature the other live changes need.
@@ -132,10 +148,19 @@ def _register_unused(state, vmid, conf, drive):
 
 
 def check_drive_param(state, params):
-    """$check_drive_param: ISO images need media=cdrom; every drive is printed the PVE way."""
+    """$check_drive_param: an import is ``<storage>:0,import-from=<source>`` (an EFI disk with efitype and
+    pre-enrolled-keys, a TPM state with version); ISO images need media=cdrom; every drive is printed the PVE way."""
     for key in sorted(k for k in params if DRIVE_KEY.match(k)):
         drive = parse_drive(key, params[key])
         volid = drive.get("file", "")
+        if drive.get("import-from"):
+            new = NEW_DISK.match(volid)
+            if not new or float(new.group(3)) != 0:
+                raise param_exc({key: "'import-from' requires special syntax - use <storage ID>:0,"
+                                      "import-from=<source>"})
+            for required in IMPORT_NEEDS.get(key, ()):
+                if drive.get(required) is None:
+                    raise param_exc({key: f"need to specify '{required}' when using 'import-from'"})
         sid, volname = g.parse_volid(volid)
         if sid and not NEW_DISK.match(volid) and volname != "cloudinit":
             if g.parse_volname(state, volid)[0] == "iso" and not is_cdrom(drive):
@@ -143,7 +168,54 @@ def check_drive_param(state, params):
         params[key] = print_drive(key, drive)
 
 
-def check_storage_access(ctx, params, default_storage):
+def checked_parse_volname(state, volid):
+    """Drive.pm checked_parse_volname over the plugin's parse_volname: (content type, owner vmid, format); an
+    import volume's format is its extension (``ova+<format>`` for a disk inside an OVA), QEMU must read it."""
+    from .guest_disks import volume_format  # guest_disks imports this module
+    vtype, owner, _base = g.parse_volname(state, volid)
+    volname = g.parse_volid(volid)[1]
+    fmt = "raw"
+    if vtype == "import":
+        ova, plain = OVA_DISK.match(volname), IMPORT_FILE.match(volname)
+        if not (ova or plain):
+            raise die(f"unable to parse directory volume name '{volname}'")
+        if ova:
+            return vtype, owner, f"ova+{ova.group(2)}"
+        fmt = plain.group(2)
+    elif vtype == "images":
+        fmt = volume_format(state, volid)
+    if fmt not in QEMU_FORMATS:
+        raise die(f"volume '{volid}' - not a QEMU image format '{fmt}'")
+    return vtype, owner, fmt
+
+
+def _check_import_access(ctx, key, source, extraction_storage):
+    """$check_storage_access for ``import-from``: a volume of content images or import (a disk inside an OVA also
+    needs a file based working storage for images), then VM.Clone on the owner of a guest's disk or access to the
+    volume (a host path is root@pam's)."""
+    state = ctx.state
+    sid = g.parse_volid(source)[0]
+    owner = None
+    if sid:
+        state.storage_config(sid)  # "storage '<id>' does not exist"
+        vtype, owner, fmt = checked_parse_volname(state, source)
+        if vtype not in ("images", "import"):
+            raise param_exc({key: f"{source} has wrong type '{vtype}' - needs to be 'images' or 'import'"})
+        if vtype == "import" and fmt.startswith("ova+"):  # Helpers.pm needs_extraction
+            working = extraction_storage or sid
+            scfg, content = g.storage_content(state, working)
+            if "images" not in content or scfg["type"] not in g.FILE_STORAGES:
+                param = "import-working-storage" if extraction_storage else key
+                raise param_exc({param: f"import working storage '{working}' does not support 'images' content "
+                                        "type or is not file based."})
+            ctx.access.check(ctx.authid, f"/storage/{working}", ["Datastore.AllocateSpace"])
+    if owner:
+        ctx.access.check(ctx.authid, f"/vms/{owner}", ["VM.Clone"])
+    else:
+        g.check_volume_access(ctx, source)
+
+
+def check_storage_access(ctx, params, default_storage, extraction_storage=None):
     """$check_storage_access for the drives and unused volumes of a request."""
     state = ctx.state
     for key in sorted(k for k in params if DRIVE_KEY.match(k)):
@@ -165,6 +237,8 @@ def check_storage_access(ctx, params, default_storage):
             g.check_volume_access(ctx, volid)
             if g.parse_volid(volid)[0] and g.parse_volname(state, volid)[0] not in ("images", "iso"):
                 raise param_exc({key: "content type needs to be 'images' or 'iso'"})
+        if drive.get("import-from"):
+            _check_import_access(ctx, key, drive["import-from"], extraction_storage)
     for key in sorted(k for k in params if k.startswith("unused")):
         g.check_volume_access(ctx, g.parse_ps(_fmt(key), params[key])["file"], "images")
 
@@ -186,6 +260,14 @@ def create_disks(state, vmid, conf, settings, default_storage, node, log):
             drive["file"] = _alloc_cloudinit(state, sid, vmid)
             drive["media"] = "cdrom"
             drive.pop("format", None)
+        elif new and drive.get("import-from"):
+            sid = new.group(2) or default_storage
+            if not sid:
+                raise die("no storage ID specified (and no default storage)")
+            g.check_storage_enabled(state, sid, node)
+            drive["file"] = import_disk(state, vmid, node, key, drive, sid, drive.pop("import-from"), log)
+            drive.pop("format", None)
+            drive["size"] = g.volume(state, drive["file"])["size"]
         elif new:
             sid = new.group(2) or default_storage
             if not sid:
@@ -216,6 +298,79 @@ def create_disks(state, vmid, conf, settings, default_storage, node, log):
         if new:
             log.append(f"{key}: successfully created disk '{res[key]}'")
     return res
+
+
+def source_size(state, volid, node):
+    """Storage::volume_size_info of an import source on ``node``: what qemu-img info says (a qcow2's virtual size,
+    storage_content.virtual_size); None when there is no such volume."""
+    return sc.virtual_size(state, volid, node)
+
+
+def _source_drive(state, owner, node, source):
+    """$import_from_volid's source VM: none for an import file; the drive of its owner that holds the volume."""
+    other = state.guests.get(owner) if owner else None
+    if other is None:
+        return None
+    if other["node"] != node:
+        raise die(f"owner VM {owner} not on local node")
+    conf = other.get("config") or {}
+    return next((k for k in sorted(conf) if DRIVE_KEY.match(k) and parse_drive(k, conf[k]).get("file") == source),
+                None)
+
+
+def import_disk(state, vmid, node, key, drive, sid, source, log):
+    """create_disks' import-from branch: $import_from_volid and clone_disk, a full copy of ``source`` allocated on
+    ``sid`` as large as the source (an EFI disk as its vars file, a TPM state 4 MiB), in the source's format when
+    the storage takes it. Returns the new volid. An import file is untrusted: it is checked (``failed to stat``)
+    before the copy, whose errors read ``cannot import from '<source>' - ...``. Not simulated (501): a disk inside
+    an OVA, which PVE first extracts to a working storage, and a host path (root@pam's ``qm disk import``)."""
+    if g.parse_volid(source)[0] is None:
+        raise ApiError(501, f"importing '{source}' from a host path is not simulated", exception=False)
+    vtype, owner, fmt = checked_parse_volname(state, source)
+    if fmt.startswith("ova+"):
+        raise ApiError(501, f"extracting {source} (a disk inside an OVA) is not simulated", exception=False)
+    if vtype == "import" and g.volume(state, source, node) is None:
+        raise die(f"failed to stat '{sc.volume_path(state, source)}'")  # file_size_info, untrusted
+    from .guest_disks import resolve_format_hint  # guest_disks imports this module
+    try:
+        size = source_size(state, source, node)
+        if not size:
+            raise die(f"could not get size of {source}")
+        if g.has_cloudinit_drive({"ide0": source}):
+            raise die("cannot import from cloudinit disk")
+        drivename = _source_drive(state, owner, node, source)
+        if drivename and drivename != key:
+            for special, what in (("efidisk0", "EFI disk"), ("tpmstate0", "TPM state")):
+                if special in (drivename, key):
+                    raise die(f"cloning from/to {what} requires {what}")
+        log.append(f"create full clone of drive {drivename + ' ' if drivename else ''}({source})")
+        dst_format = resolve_format_hint(state, sid, drive.get("format") or fmt)
+        if drive.get("format") and drive["format"] != dst_format:
+            log.append(f"format '{drive['format']}' is not supported by the target storage '{sid}' - using "
+                       f"'{dst_format}' instead")
+        if key == "efidisk0":
+            size = EFIVARS_SIZE.get(drive.get("efitype", "2m"), EFIVARS_SIZE["2m"])
+        elif key == "tpmstate0":
+            size = TPMSTATE_SIZE
+        new_volid = g.alloc_volume(state, sid, vmid, size, "images", fmt=dst_format)
+        log.append(f"allocated target volume '{new_volid}'")
+        if key != "efidisk0":  # QemuImage::convert's progress (an EFI disk is copied by qemu-img dd, silently)
+            total = _render_bytes(size)
+            log.append(f"transferred 0.0 B of {total} (0.00%)")
+            log.append(f"transferred {total} of {total} (100.00%)")
+    except ApiError as err:
+        raise die(f"cannot import from '{source}' - {err.stringify()}") from err
+    return new_volid
+
+
+def _render_bytes(value):
+    """PVE::Format render_bytes with precision 1."""
+    units = ("B", "KiB", "MiB", "GiB", "TiB", "PiB")
+    unit = 0
+    while value > 1023 and unit < len(units) - 1:
+        value /= 1024
+        unit += 1
+    return f"{value:.1f} {units[unit]}"
 
 
 def _alloc_cloudinit(state, sid, vmid):
@@ -412,7 +567,7 @@ def create(ctx, p):
         raise perm_exc()
     if params:
         _resolve_cdrom(params)
-        check_storage_access(ctx, params, storage)
+        check_storage_access(ctx, params, storage, p.get("import-working-storage"))
         check_drive_param(state, params)
         for key in [k for k in params if re.match(r"^net\d+$", k)]:
             params[key] = normalised_net(state, params[key])
@@ -562,7 +717,7 @@ def _update(ctx, p, sync):
         params[key] = normalised_net(state, params[key])
     if params.get("vmgenid") == "1":
         params["vmgenid"] = g.new_uuid()
-    check_storage_access(ctx, params, None)
+    check_storage_access(ctx, params, None, p.get("import-working-storage"))
 
     def load_and_check():
         guest = g.writable(g.load_guest(state, TYP, p["node"], vmid))

@@ -17,8 +17,10 @@ list_volumes / path (``Plugin.pm``, ``BTRFSPlugin.pm``, ``LvmThinPlugin.pm``, ``
   ``parent`` null or ``../<vmid>/<base>`` for a linked clone; LVM-thin ``volid`` (the LV's own name), ``format,
   size, vmid, ctime``; ZFS and RBD ``name, size, parent, format, vmid``), then filtered by
   check_volume_access as the caller's privileges allow. A volume's ``ctime`` is when the simulator first listed
-  it; ``used`` is its full size (LVM and LVM-thin report none).
-* ``GET .../content/{volume}``: ``{path, size, used, format}`` (a missing volume: the plugin's error).
+  it (a downloaded, uploaded or pulled file's: when it was written); ``used`` is its full size (LVM and LVM-thin
+  report none). The files of a storage that is not shared are the node's own (``guests.node_files``).
+* ``GET .../content/{volume}``: ``{path, size, used, format}`` (a missing volume: the plugin's error); a qcow2
+  import image's ``size`` is its virtual size (qemu-img info), ``used`` the file's.
   ``DELETE``: the task ``imgdel`` (id ``<owner>@<storage>`` or the storage), ``Removed volume '<volid>'``; a base
   volume with linked clones fails the task; a volume a guest uses is removed all the same (pve-storage does
   not look); ``delay`` answers ``null`` once the task is done (or its error). The storage in the path may be
@@ -26,6 +28,7 @@ list_volumes / path (``Plugin.pm``, ``BTRFSPlugin.pm``, ``LvmThinPlugin.pm``, ``
 """
 
 import re
+import struct
 import time
 
 from ...errors import ApiError, die, param_exc
@@ -41,16 +44,13 @@ SUBDIRS = {"images": "images", "rootdir": "private", "iso": "template/iso", "vzt
 ISO_RE = re.compile(r"^[^/]+\.(?:iso|img)$", re.I)
 VZTMPL_RE = re.compile(r"^[^/]+\.(?:(tar)(?!\.)|tar\.(gz|xz|zst|bz2))$", re.I)
 BACKUP_RE = re.compile(r"^[^/]+\.(tgz|(?:tar|vma)(?:\.(?:gz|lzo|zst|bz2))?)$")
-IMPORT_RE = re.compile(r"^[-a-zA-Z0-9_.+@]+\.(ova|ovf|qcow2|raw|vmdk)$", re.I)
+IMPORT_RE = re.compile(r"^[-a-zA-Z0-9.+=_]+\.(ova|ovf|qcow2|raw|vmdk)$", re.I)  # SAFE_CHAR_CLASS_RE, IMPORT_EXT_RE_1
 BACKUP_NAME = re.compile(r"^vzdump-(openvz|lxc|qemu)-(\d+)-(\d{4})_(\d\d)_(\d\d)-(\d\d)_(\d\d)_(\d\d)\.")
 OWNER = re.compile(r"^(?:vm|base|subvol)-(\d+)-")
+QCOW2_MAGIC = b"QFI\xfb"
 
 # When the simulator first listed each volume (its ``ctime``): "<storage>:<volname>" -> epoch.
 register_slice("volume_ctimes", dict, snapshot=False)
-
-
-def _shared(state, scfg):
-    return bool(scfg.get("shared") or (state.storage_type_info(scfg["type"]) or {}).get("shared"))
 
 
 def _ctime(state, sid, volname):
@@ -116,7 +116,7 @@ def _images(state, sid, scfg, node, vmid, wanted):
         if scfg["type"] == "lvm" and not re.match(r"^vm-\d+-", volname):
             continue  # LVMPlugin list_images takes vm-<vmid>- LVs only
         guest = state.guests.get(owner)
-        if guest is not None and guest.get("node") != node and not _shared(state, scfg):
+        if guest is not None and guest.get("node") != node and not g.storage_shared(state, sid):
             continue  # on that guest's node's local storage, not this node's
         content = "rootdir" if guest is not None and guest["type"] == "lxc" else "images"
         if content != wanted:
@@ -133,11 +133,11 @@ def _archive_ctime(match):
     return int(time.mktime((year, month, day, hour, minute, second, 0, 0, -1)))
 
 
-def _files(state, sid, content, vmid):
-    """Plugin.pm $get_subdir_files for one content type of a storage with a path."""
+def _files(state, sid, node, content, vmid):
+    """Plugin.pm $get_subdir_files for one content type of a storage with a path, as ``node`` has it."""
     res = []
     prefix = content + "/"
-    for volname, info in g.ensure_volumes(state).get(sid, {}).items():
+    for volname, info in g.node_files(state, sid, node).items():
         if info.get("content") != content or not volname.startswith(prefix):
             continue
         name = volname[len(prefix):]
@@ -165,7 +165,7 @@ def _files(state, sid, content, vmid):
         if entry is None:
             continue
         entry["size"] = int(info.get("size") or 0)
-        entry.setdefault("ctime", _ctime(state, sid, volname))
+        entry.setdefault("ctime", info.get("ctime") or _ctime(state, sid, volname))
         entry["content"] = content
         res.append(entry)
     return res
@@ -184,7 +184,7 @@ def volume_list(state, sid, node, vmid=None, content=None):
         elif scfg["type"] in g.FILE_STORAGES:  # $scfg->{path}
             if ctype in ("iso", "vztmpl") and vmid is not None:
                 continue
-            res += _files(state, sid, ctype, vmid)
+            res += _files(state, sid, node, ctype, vmid)
     res.sort(key=lambda item: item["volid"].lower())
     return res
 
@@ -298,6 +298,18 @@ def _missing(state, volid, path):
     return die(f"volume_size_info on '{volid}' failed - no format")
 
 
+def virtual_size(state, volid, node=None):
+    """What qemu-img info says a volume holds: a qcow2 file's virtual size (the big-endian u64 at offset 24 of its
+    header), else its size; None when there is no such volume (on ``node``, for a node's own file)."""
+    found = g.volume(state, volid, node)
+    if found is None:
+        return None
+    data = found.get("data")
+    if data is not None and volid.lower().endswith(".qcow2") and data[:4] == QCOW2_MAGIC and len(data) >= 32:
+        return struct.unpack(">Q", data[24:32])[0]
+    return int(found.get("size") or 0)
+
+
 @route("GET", BASE + "/{volume}")
 def info(ctx, p):
     """Content.pm info: check_volume_access, path, volume_size_info."""
@@ -305,7 +317,7 @@ def info(ctx, p):
     volid, _sid = real_volume_id(p.get("storage"), p["volume"])
     check_volume_access(ctx, volid)
     path = volume_path(state, volid)
-    found = g.volume(state, volid)
+    found = g.volume(state, volid, p["node"])
     if found is None:
         raise _missing(state, volid, path)
     sid, volname = g.parse_volid(volid)
@@ -319,6 +331,8 @@ def info(ctx, p):
     if not size and fmt != "subvol":
         raise die(f"volume '{volid}' has size zero")
     used = 0 if stype in ("lvm", "lvmthin") and fmt == "raw" else size
+    if vtype == "import" and fmt == "qcow2":
+        size = virtual_size(state, volid, p["node"])
     return {"path": path, "size": size, "used": used, "format": fmt}
 
 
@@ -340,11 +354,11 @@ def delete(ctx, p):
         volname = g.parse_volid(volid)[1]
         if is_base and g.linked_clones(state, volid):
             raise die(f"base volume '{volname}' is still in use by linked clones")
-        if g.volume(state, volid) is None:
+        if g.volume(state, volid, node) is None:
             if path is not None:
                 log.append(f"disk image '{path}' does not exist")  # Plugin.pm free_image warns, returns
         else:
-            g.ensure_volumes(state)[sid].pop(volname)
+            g.remove_volume(state, volid, node)
         state.volume_ctimes.pop(f"{sid}:{volname}", None)
         log.append(f"Removed volume '{volid}'")
 
