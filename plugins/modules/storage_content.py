@@ -24,7 +24,8 @@ description:
   - PVE keeps no checksum of a stored volume and its API reads none. A present volume is therefore judged by its
     size against its source's where that is known without downloading anything - an O(src) file's own size, an
     O(url)'s C(Content-Length) as PVE's C(GET /nodes/{node}/query-url-metadata) (a HEAD request made by the node,
-    asked with the write credential, since PVE answers it only to one that may download) answers it - and otherwise by its existence (a template's or an OCI image's name carries its version; a
+    asked with the write credential, since PVE answers it only to one that may download) answers it - and
+    otherwise by its existence (a template's or an OCI image's name carries its version; a
     decompressed download's size is not its source's; a server that sends no length is said so in a warning). The
     plan's C(judged) says which.
   - A volume of the source's size is a no-op - no write, no download. One whose size differs is refused, naming
@@ -41,8 +42,9 @@ description:
     its own volume, so O(node) is required. On a shared storage (C(nfs), C(cifs), C(cephfs), C(pbs), ... or
     C(shared=1)) the volume is one object, and O(node) is optional - the volume is read and fetched through an online
     node the storage is enabled on - and declarations differing only in their node are the same volume.
-  - The storage is read from PVE's storage list (C(GET /storage), which needs only C(Datastore.Audit)); one without
-    a path (LVM, ZFS, Ceph RBD, ...) is refused in PVE's words. A fetch onto a storage not configured for the
+  - The storage is read from the node's storage list (C(GET /nodes/{node}/storage?storage=<id>), which needs only
+    C(Datastore.Audit) and says whether it is shared and enabled on that node); one without a path (LVM, ZFS,
+    Ceph RBD, ...) is refused in PVE's words. A fetch onto a storage not configured for the
     content is refused before any write; in check mode it is a warning, since an earlier task of the same run
     (M(homeflare.proxmox.storage)) may add the content.
   - O(state=absent) removes the volume (C(DELETE .../content/{volume}), task C(imgdel)) and needs

@@ -18,7 +18,8 @@ description:
     an C(import-from), any value) - one C(GET /cluster/resources?type=vm) and one config read per guest; on a
     storage that is not shared, the guests of O(node) only, since another node's guests use their own node's
     volumes. Guests the read credential cannot see (C(VM.Audit)) are not looked at.
-  - The storage is read from PVE's storage list (C(GET /storage), C(Datastore.Audit)) to tell whether it is shared.
+  - The storage is read from the node's storage list (C(GET /nodes/{node}/storage), C(Datastore.Audit)) to tell whether
+    it is shared.
   - Read-only; check mode changes nothing.
 author:
   - homeflare.proxmox contributors (@homeflare)
@@ -41,7 +42,7 @@ options:
     type: str
     choices: [rootdir, images, vztmpl, iso, backup, snippets, import]
   used_by:
-    description: Whether to read the guests' configs to say which guests use each volume (RV(volumes[].used_by)).
+    description: Whether to read the guests' configs to say which guests use each volume (its C(used_by)).
     type: bool
     default: true
 seealso:

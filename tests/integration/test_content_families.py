@@ -207,7 +207,7 @@ def test_a_download_is_planned_in_check_mode_fetched_once_and_never_again(sim, p
         assert lines['check']['changed'] is True and lines['check']['plan']['action'] == 'create', lines['check']
         assert lines['fetch']['changed'] is True, lines['fetch']
         assert lines['again']['changed'] is False, lines['again']
-        posts = [entry for entry in sim.writes()]
+        posts = sim.writes()
         assert [(entry['method'], entry['path']) for entry in posts] == [
             ('POST', '/nodes/node1/storage/local/download-url')], posts
         assert posts[0]['form']['checksum'] == IMAGE_SHA512
@@ -330,3 +330,44 @@ def test_an_upload_whose_member_goes_silent_is_never_sent_twice(sim, playbook):
     sim.clear_log()
     run = playbook([task('storage_content', ISO)])
     assert run.results[0]['result']['changed'] is False and sim.writes() == [], run
+
+
+def test_declare_fetches_each_missing_volume_once_and_then_adopts_them(sim, playbook):
+    """One declare task: an appliance on node1, the ISO on node1 and node2 (a local storage: one object per node) and
+    a seeded ISO adopted as it is; check mode plans the three fetches and writes nothing, the real run makes them in
+    one pass, the re-run is zero writes."""
+    objects = {'storage_content': [
+        {'node': 'node1', 'storage': 'local', 'content': 'vztmpl', 'template': DEBIAN13},
+        dict(ISO, node='node1'), dict(ISO, node='node2'),
+        {'node': 'node3', 'storage': 'local', 'content': 'iso', 'filename': 'debian-12.7.0-amd64-netinst.iso'},
+    ]}
+    declare = {'name': 'declare', 'homeflare.proxmox.declare': {'objects': objects}}
+    sim.clear_log()
+    run = playbook([dict(declare, check_mode=True, diff=True), declare, dict(declare, name='again')])
+    lines = dict((line['task'], line['result']) for line in run.results)
+    assert run.rc == 0, run
+    results = run.results[0]['result']['results']
+    assert [entry['plan']['action'] for entry in results] == ['create', 'create', 'create', 'none'], results
+    assert lines['declare']['changed'] is True
+    fetched = sorted((entry['method'], entry['path']) for entry in sim.writes())
+    assert fetched == [('POST', '/nodes/node1/aplinfo'), ('POST', '/nodes/node1/storage/local/upload'),
+                       ('POST', '/nodes/node2/storage/local/upload')], fetched
+    assert lines['again']['changed'] is False
+    assert ISO_VOLID in volumes(sim, 'node2') and 'local:vztmpl/%s' % DEBIAN13 in volumes(sim, 'node1')
+
+
+def test_a_content_type_the_storage_does_not_hold_is_refused_before_any_write(sim, playbook):
+    """local holds iso, vztmpl and backup: an import volume there is refused in PVE's words with nothing written; in
+    check mode it is a warning (a task before it in the same play may add the content type)."""
+    args = {'node': 'node1', 'storage': 'local', 'content': 'import', 'src': ISO_SRC.replace('.iso', '.raw')}
+    with open(args['src'], 'wb') as handle:
+        handle.write(b'\0' * 4096)
+    run = playbook([task('storage_content', args, name='check', check_mode=True),
+                    task('storage_content', args, name='real')])
+    lines = dict((line['task'], line) for line in run.results)
+    assert lines['check']['status'] == 'ok' and lines['check']['result']['changed'] is True, lines['check']
+    assert any("not configured for content-type 'import'" in warning
+               for warning in lines['check']['result']['warnings']), lines['check']
+    assert lines['real']['status'] == 'failed', lines['real']
+    assert "storage 'local' is not configured for content-type 'import'" in lines['real']['result']['msg']
+    assert sim.writes() == []

@@ -165,10 +165,11 @@ class Cluster:
             self.add(storage, node, '%s/%s' % (content, filename), size)
 
 
-def params(**values):
-    """A task's options as the argument spec leaves them (defaults filled in)."""
+def params(base=None, **values):
+    """A task's options as the argument spec leaves them (defaults filled in): ``base`` with ``values`` over it."""
     spec = FAMILY.object_spec()
     result = dict((name, option.get('default')) for name, option in spec.items())
+    result.update(base or {})
     result.update(values)
     return result
 
@@ -227,18 +228,18 @@ def test_bad_input_is_refused_naming_the_option_before_any_request(values, words
 
 def test_two_sources_are_refused_naming_both(iso_file):
     with pytest.raises(DeclarationError, match='options url, src are mutually exclusive'):
-        reconcile(NoRequests(), FAMILY, params(**dict(ISO, src=iso_file)), check_mode=True)
+        reconcile(NoRequests(), FAMILY, params(ISO, src=iso_file), check_mode=True)
 
 
 def test_compression_only_with_a_url(iso_file):
     with pytest.raises(DeclarationError, match='option compression decompresses a url download'):
-        reconcile(NoRequests(), FAMILY, params(**dict(ISO, url=None, src=iso_file, compression='gz')), check_mode=True)
+        reconcile(NoRequests(), FAMILY, params(ISO, url=None, src=iso_file, compression='gz'), check_mode=True)
 
 
 def test_a_src_whose_checksum_differs_is_refused_before_any_request(iso_file):
     wrong = hashlib.sha256(b'another file').hexdigest()
     with pytest.raises(DeclarationError, match='option checksum: .* has the sha256 .*nothing was uploaded'):
-        reconcile(NoRequests(), FAMILY, params(**dict(ISO, url=None, src=iso_file, checksum=wrong)), check_mode=True)
+        reconcile(NoRequests(), FAMILY, params(ISO, url=None, src=iso_file, checksum=wrong), check_mode=True)
 
 
 def test_the_content_option_takes_any_text_so_its_refusal_is_a_sentence():
@@ -278,7 +279,7 @@ def test_a_src_file_pve_would_rename_is_refused_naming_filename(tmp_path):
 
 def test_the_checksum_algorithm_follows_from_the_checksums_length():
     for algorithm, length in sc.CHECKSUM_LENGTHS.items():
-        declaration = FAMILY.declaration(params(**dict(ISO, checksum='A' * length)))
+        declaration = FAMILY.declaration(params(ISO, checksum='A' * length))
         assert declaration.values['checksum_algorithm'] == algorithm and declaration.values['checksum'] == 'a' * length
 
 
@@ -297,13 +298,13 @@ def test_the_oci_reference_rule_is_pves_and_stays_fast():
 def test_a_local_storage_needs_the_node_after_reading_a_nodes_storage_list():
     cluster = Cluster()
     with pytest.raises(DeclarationError, match="option node is required: storage 'local' \\(dir\\) is not shared"):
-        reconcile(cluster, FAMILY, params(**dict(ISO, node=None)), check_mode=True)
+        reconcile(cluster, FAMILY, params(ISO, node=None), check_mode=True)
     assert [call[1] for call in cluster.calls] == ['/nodes', '/nodes/node1/storage']
 
 
 def test_a_shared_storage_is_read_through_an_online_node_it_is_enabled_on():
     cluster = Cluster(offline={'node2'})
-    result = reconcile(cluster, FAMILY, params(**dict(ISO, storage='nfs1', node=None)), check_mode=True)
+    result = reconcile(cluster, FAMILY, params(ISO, storage='nfs1', node=None), check_mode=True)
     assert result['plan']['node'] == 'node3' and result['plan']['action'] == 'create'
     assert ('GET', '/nodes/node3/storage/nfs1/content', {'content': 'iso'}) in cluster.calls
     # the node is no part of a shared volume's identity: the diff leaves it out
@@ -315,7 +316,7 @@ def test_declarations_differing_only_in_node_judge_one_shared_volume():
     cluster.add('nfs1', None, 'iso/debian-13.iso', 1000)
     cluster.metadata[URL] = {'size': 1000}
     for node in ('node2', 'node3', None):
-        result = reconcile(cluster, FAMILY, params(**dict(ISO, storage='nfs1', node=node)))
+        result = reconcile(cluster, FAMILY, params(ISO, storage='nfs1', node=node))
         assert result['changed'] is False and result['object']['volid'] == 'nfs1:iso/debian-13.iso'
         assert 'node' not in result['object']
     assert cluster.writes() == []
@@ -323,7 +324,7 @@ def test_declarations_differing_only_in_node_judge_one_shared_volume():
 
 def test_a_storage_without_a_path_is_refused_in_pves_words():
     with pytest.raises(Refused, match="can't upload to storage type 'lvmthin', not a file based storage!"):
-        reconcile(Cluster(), FAMILY, params(**dict(ISO, storage='lvm')), check_mode=True)
+        reconcile(Cluster(), FAMILY, params(ISO, storage='lvm'), check_mode=True)
 
 
 def test_a_storage_not_configured_for_the_content_warns_in_check_mode_and_is_refused_before_a_write():
@@ -340,7 +341,7 @@ def test_a_storage_not_configured_for_the_content_warns_in_check_mode_and_is_ref
 
 def test_a_storage_the_list_lacks_is_refused():
     with pytest.raises(Refused, match="storage 'gone' is not in node node1's storage list"):
-        reconcile(Cluster(), FAMILY, params(**dict(ISO, storage='gone')), check_mode=True)
+        reconcile(Cluster(), FAMILY, params(ISO, storage='gone'), check_mode=True)
 
 
 def test_a_failed_content_read_is_unreadable_never_absent():
@@ -366,8 +367,8 @@ def test_check_mode_plans_the_download_and_sends_nothing():
 
 def test_a_download_is_one_post_with_pves_parameters_then_read_back():
     cluster = Cluster(metadata={URL: {'size': 1234}})
-    result = reconcile(cluster, FAMILY, params(**dict(ISO, checksum='b' * 128, compression='zst',
-                                                      verify_certificates=False)))
+    result = reconcile(cluster, FAMILY, params(ISO, checksum='b' * 128, compression='zst',
+                                               verify_certificates=False))
     assert cluster.writes() == [('POST', '/nodes/node1/storage/local/download-url', {
         'url': URL, 'content': 'iso', 'filename': 'debian-13.iso', 'checksum': 'b' * 128,
         'checksum-algorithm': 'sha512', 'compression': 'zst', 'verify-certificates': '0'})]
@@ -422,9 +423,9 @@ def test_an_upload_goes_to_the_node_with_its_checksum_and_is_judged_by_its_size(
 def test_a_volume_missing_with_no_source_is_refused_and_a_present_one_adopted():
     cluster = Cluster()
     with pytest.raises(Refused, match='does not exist, and fetching it needs a source'):
-        reconcile(cluster, FAMILY, params(**dict(ISO, url=None)), check_mode=True)
+        reconcile(cluster, FAMILY, params(ISO, url=None), check_mode=True)
     cluster.add('local', 'node1', 'iso/debian-13.iso', 10)
-    result = reconcile(cluster, FAMILY, params(**dict(ISO, url=None)))
+    result = reconcile(cluster, FAMILY, params(ISO, url=None))
     assert result['changed'] is False and result['plan']['judged'] == 'existence' and cluster.writes() == []
 
 
@@ -451,7 +452,7 @@ def test_a_volume_of_its_sources_size_is_a_no_op_with_zero_writes():
 def test_the_sources_size_is_asked_with_the_credential_that_may_download():
     cluster = Cluster(metadata={URL: {'size': 1000}})
     cluster.add('local', 'node1', 'iso/debian-13.iso', 1000)
-    reconcile(cluster, FAMILY, params(**dict(ISO, verify_certificates=False)), check_mode=True)
+    reconcile(cluster, FAMILY, params(ISO, verify_certificates=False), check_mode=True)
     assert ('GET', '/nodes/node1/query-url-metadata', {'url': URL, 'verify-certificates': 0}) in cluster.calls
     roles = dict(cluster.roles)
     assert roles['/nodes/node1/query-url-metadata'] == 'provision'
@@ -469,7 +470,7 @@ def test_an_unknown_source_size_is_judged_by_existence_with_a_warning():
 def test_a_decompressed_download_is_judged_by_existence_without_asking_its_size():
     cluster = Cluster()
     cluster.add('local', 'node1', 'iso/debian-13.iso', 1000)
-    result = reconcile(cluster, FAMILY, params(**dict(ISO, compression='gz')))
+    result = reconcile(cluster, FAMILY, params(ISO, compression='gz'))
     assert result['changed'] is False and result['warnings'] == []
     assert not [call for call in cluster.calls if call[1].endswith('query-url-metadata')]
 
@@ -486,7 +487,7 @@ def test_a_size_that_differs_is_refused_naming_the_volume_and_both_sizes():
 def test_replace_plans_a_removal_and_a_download_and_makes_both_in_one_run():
     cluster = Cluster(metadata={URL: {'size': 2000}})
     cluster.add('local', 'node1', 'iso/debian-13.iso', 1000)
-    declared = params(**dict(ISO, replace=True))
+    declared = params(ISO, replace=True)
     check = reconcile(cluster, FAMILY, declared, check_mode=True)
     assert check['plan']['action'] == 'update' and check['plan']['changed'] == ['size']
     assert [step['call'] for step in check['plan']['steps']] == ['delete', 'download-url']
@@ -683,7 +684,7 @@ def test_the_simulator_downloads_once_and_a_changed_source_is_replaced(simulated
         with pytest.raises(Refused, match='replace'):
             reconcile(client, FAMILY, params(**declared))
         simulated.clear_log()
-        replaced = reconcile(client, FAMILY, params(**dict(declared, replace=True)))
+        replaced = reconcile(client, FAMILY, params(declared, replace=True))
         assert replaced['object']['size'] == len(b'release two, larger\n' * 100)
         assert [entry['method'] for entry in simulated.writes()] == ['DELETE', 'POST']
 

@@ -49,7 +49,8 @@ from ..state import register_slice
 from . import guests as g
 from . import storage_content as sc
 from .base import route
-from .storage_content import QCOW2_MAGIC, virtual_size  # noqa: F401  (virtual_size: the import-from helper's)
+# virtual_size is the import-from helper's, importable from here too
+from .storage_content import QCOW2_MAGIC, virtual_size  # noqa: F401  pylint: disable=unused-import
 from .texts import encode_text
 
 # pveproxy's temporary upload files (/var/tmp/pveupload-<md5>): name -> bytes, for the request's lifetime.
@@ -354,7 +355,8 @@ def fork_worker(ctx, node, wtype, wid, work):
             status = "OK"
         except ApiError as err:
             status = err.stringify().rstrip("\n").split("\n", 1)[0]
-        except Exception as err:  # pylint: disable=broad-except  (a simulator bug ends the task, not the thread)
+        # a simulator bug ends the task, not the thread
+        except Exception as err:  # pylint: disable=broad-except
             status = f"simulator internal error: {err}"
         with ended:
             if task.running():  # not stopped by DELETE .../tasks/{upid}
