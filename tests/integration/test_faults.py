@@ -17,7 +17,8 @@ rows) and every other row over every family. The module path, where each task is
 connection rows over every eighth family and the other rows over every third, rotating thirds between rows
 (``sample``), which keeps the suite's time in bounds while each path meets each fault and each family meets
 every family row on the controller path and a third of them on the module path. A sampled family brings what
-its object names (``NEEDS``: an HA rule its resource).
+its object names (``NEEDS``: an HA rule its resource); a row a family's issue names as its own fault takes that
+family on both paths whatever the sample (``PINNED``: an upload whose member goes silent).
 
 The backup server's families (``pbs_*``) are in every row: their tasks get the row's connection pointed at
 the backup server (``on_the_backup_server``), and the row's forced answers and hooks go to it
@@ -36,6 +37,7 @@ import pytest
 from conftest import EXECUTION_PATHS
 from test_access_notify_families import MATRIX as ACCESS_NOTIFY, SETUP as ACCESS_NOTIFY_SETUP
 from test_cluster_families import GUESTS as CLUSTER_GUESTS, MATRIX as CLUSTER, SETUP as CLUSTER_SETUP
+from test_content_families import ISO, ISO_VOLID, MATRIX as CONTENT, SETUP as CONTENT_SETUP, volumes
 from test_day0_apt_families import (
     D as APT_SOURCES, ENTERPRISE_OFF, ENTERPRISE_ON, MATRIX as DAY0_APT, prepare as prepare_shop)
 from test_day0_certificate_families import (
@@ -52,6 +54,7 @@ from test_pbs_families import MATRIX as PBS_DATASTORE, pbs_api
 from test_pbs_job_families import FINGERPRINT, MATRIX as PBS_JOBS
 from test_pbs_notify_families import MATRIX as PBS_NOTIFY
 from simulator import Simulator
+from simulator.fileserver import FileServer
 from test_storage_hw_families import MATRIX as STORAGE_HW, ROOT_ONLY as HW_ROOT_ONLY, as_root, seed_storage_hw
 
 # The cluster (Day 0): the simulator's complete cluster, declared as test_day0_cluster's complete cluster is. A
@@ -75,7 +78,7 @@ DAY0_NODE_CONFIG = {'node_config': dict(DAY0_NODE['node_config'], args=dict(
 # Every family: the foundation's (test_matrix) and each family group's own matrix objects.
 FAMILIES = dict(FOUNDATION)
 for group in (ACCESS_NOTIFY, CLUSTER, FIREWALL, HA, NETWORK, GUEST, STORAGE_HW, DAY0_APT, DAY0_REPOSITORY,
-              DAY0_CERTIFICATES, DAY0_PLUGIN, DAY0_NODE, DAY0_NODE_CONFIG, DAY0_CLUSTER):
+              DAY0_CERTIFICATES, DAY0_PLUGIN, DAY0_NODE, DAY0_NODE_CONFIG, DAY0_CLUSTER, CONTENT):
     FAMILIES.update(group)
 # Whose tasks log in as root@pam with its password: PVE lets no API token call their methods.
 ROOT_ONLY = HW_ROOT_ONLY + ACME_ROOT_ONLY
@@ -127,7 +130,7 @@ PBS_SETUP = [
     ('POST', '/config/prune', {'id': 'other-prune', 'store': 'offsite', 'schedule': 'weekly', 'keep-last': '1'}),
 ]
 SETUP = (FOUNDATION_SETUP + ACCESS_NOTIFY_SETUP + CLUSTER_SETUP + FIREWALL_SETUP + NETWORK_SETUP
-         + DAY0_CERTIFICATES_SETUP + DAY0_NODE_SETUP)
+         + DAY0_CERTIFICATES_SETUP + DAY0_NODE_SETUP + CONTENT_SETUP)
 GUESTS = {100: dict(HA_GUESTS[100], **CLUSTER_GUESTS[100]), 101: HA_GUESTS[101]}
 # Objects that always exist (no create, no removal); a ZFS pool or a CephFS is created but never removed, and so is
 # a cluster (this module never removes a member), whose object here exists before the play.
@@ -201,9 +204,11 @@ READ = {
     'node_time': r'^/nodes/node1/time$',
     'node_hosts': r'^/nodes/node1/hosts$',
     'node_config': r'^/nodes/node1/config$',
+    # a volume is a row of its storage's content list (read after the storage's row of GET /storage)
+    'storage_content': r'^/nodes/node1/storage/local/content$',  # with READ_PARAMS
 }
 # The parameters that name the object where its read is its collection's path plus a query (GET /pools?poolid=).
-READ_PARAMS = {'pool': {'poolid': 'lab'}}
+READ_PARAMS = {'pool': {'poolid': 'lab'}, 'storage_content': {'content': 'iso'}}
 # The first write of each family's declaration from nothing: (method, path regex).
 FIRST_WRITE = dict((module, ('POST', '^%s$' % FAMILIES[module]['prefix'])) for module in MODULES)
 FIRST_WRITE.update({
@@ -227,6 +232,7 @@ FIRST_WRITE.update({
     'node_dns': ('PUT', r'^/nodes/node1/dns$'),
     'node_time': ('PUT', r'^/nodes/node1/time$'),
     'node_config': ('PUT', r'^/nodes/node1/config$'),
+    'storage_content': ('POST', r'^/nodes/node1/storage/local/upload$'),
 })
 # Successful writes a declaration from nothing takes (an ipset: itself and each entry).
 CREATE_WRITES = dict((module, FAMILIES[module].get('create_writes', 1)) for module in MODULES)
@@ -356,7 +362,8 @@ TASK_TYPES = {'lxc': ('vzcreate', 'vzdestroy'), 'vm': ('qmcreate', 'qmdestroy'),
               'ceph_mon': ('cephcreatemon', 'cephdestroymon'), 'ceph_mgr': ('cephcreatemgr', 'cephdestroymgr'),
               'ceph_mds': ('cephcreatemds', 'cephdestroymds'), 'ceph_fs': ('cephfscreate', None),
               'zfs_pool': ('zfscreate', None), 'pbs_datastore': ('create-datastore', 'delete-datastore'),
-              'acme_account': ('acmeregister', 'acmedeactivate'), 'acme_certificate': ('acmenewcert', 'acmerevoke')}
+              'acme_account': ('acmeregister', 'acmedeactivate'), 'acme_certificate': ('acmenewcert', 'acmerevoke'),
+              'storage_content': ('imgcopy', 'imgdel')}
 TASK_FAMILIES = tuple(sorted(TASK_TYPES))
 NOT_APPLICABLE = {
     ('task outcome', family): 'its writes are synchronous: PVE answers them without a worker task (UPID)'
@@ -506,6 +513,23 @@ NOT_APPLICABLE.update({
     ('a run killed mid-way, then run again', 'cluster'): CLUSTER_ADOPTED + ': there is no write to kill the run in',
     ('two runs on the same object at once', 'cluster'): CLUSTER_ADOPTED + ': neither run creates',
 })
+# Storage content (issue 24): an ISO uploaded from the controller. A volume is a file, not a config entry.
+UPLOAD_OVERWRITES = ("PVE's upload overwrites a file of the same name (Status.pm upload: 'we simply overwrite the "
+                     "destination file if it already exists')")
+NOT_APPLICABLE.update({
+    ('a key PVE accepts and ignores', 'storage_content'): 'a volume has no configuration keys: the upload sends '
+                                                          'its content type and the file, which PVE requires '
+                                                          '(refused without them, never ignored), and the size '
+                                                          'of the file read back is what is judged',
+    ('digest changed underneath', 'storage_content'): 'PVE keeps no digest of a volume (Status.pm upload takes '
+                                                      'none): an upload replaces the file whole',
+    ('created underneath', 'storage_content'): (UPLOAD_OVERWRITES + ", so another writer's upload meanwhile "
+                                                "meets no refusal to re-judge: the declared file replaces it, and "
+                                                "the read-back checks its size"),
+    ('two runs on the same object at once', 'storage_content'): (UPLOAD_OVERWRITES + ', so both runs upload the '
+                                                                 'same file and both succeed: there is no refusal '
+                                                                 'after which one of them could match'),
+})
 
 
 CONNECTION_ROWS = ('one member refuses', 'one member hangs', 'one member unreachable', 'a write may have left',
@@ -515,13 +539,17 @@ CONNECTION_ROWS = ('one member refuses', 'one member hangs', 'one member unreach
 
 # A family whose object names another family's object of the same play.
 NEEDS = {'ha_rule': 'ha_resource', 'acme_certificate': 'acme_account'}
+# The families a row always runs on both paths: the fault their issue names (issue 24: a member that goes silent
+# during an upload, whose body is a file, is never sent it twice).
+PINNED = {'a write may have left': ('storage_content',)}
 
 
 def sample(fault, modules, path):
     """The families a row runs on ``path``. A connection row (one code path for every family): every second
     family on the controller path, the rows alternating between the halves, and every eighth on the module path,
     where each task is a process of its own. The other rows: every family on the controller path, every third on
-    the module path, the rows rotating between the thirds, so each family meets a third of them there."""
+    the module path, the rows rotating between the thirds, so each family meets a third of them there. A row's
+    ``PINNED`` families are always among them."""
     if fault in CONNECTION_ROWS:
         chosen = modules[CONNECTION_ROWS.index(fault) % 2::2] if path == 'controller' else modules[::8]
     elif path == 'controller':
@@ -529,6 +557,7 @@ def sample(fault, modules, path):
     else:
         family_rows = sorted(row for row in FAULTS if row not in CONNECTION_ROWS)
         chosen = modules[family_rows.index(fault) % 3::3]
+    chosen = set(chosen) | (set(PINNED.get(fault, ())) & set(modules))
     # what a chosen family's object names comes along (PVE refuses an HA rule over an unmanaged guest)
     chosen = set(chosen) | set(NEEDS[module] for module in chosen if NEEDS.get(module) in modules)
     return [module for module in modules if module in chosen]
@@ -775,7 +804,8 @@ def read_server_error(sim, faults):
     results = faults.run()
     for module in faults.modules:
         result = results[module]['result']
-        assert failed(results[module]) and result['error'] == 'ServerError' and '500' in result['msg'], result
+        assert failed(results[module]) and result['error'] == 'ServerError', result
+        assert '500' in result['msg'], result
     assert sim.writes() == []
 
 
@@ -1128,6 +1158,32 @@ def test_fault(sim, playbook, tmp_path, path, fault):
     FAULTS[fault](sim, Faults(sim, playbook, path, tmp_path, fault))
 
 
+# What PVE's upload task says when the copy onto the storage dies (Status.pm upload: run_command errmsg 'import
+# failed').
+IMPORT_FAILED = ("import failed: command 'cp -- /var/tmp/pveupload-5e1c3a /var/lib/vz/template/iso/"
+                 "matrix-installer.iso' failed: exit code 1")
+
+
+@pytest.mark.parametrize('path', sorted(EXECUTION_PATHS))
+def test_storage_content_whose_fetch_task_fails_fails_naming_it_and_leaves_no_volume(sim, playbook, path):
+    """The row "task outcome" fails a removal's task; a volume's fetch is a task too. An upload whose imgcopy dies
+    and a download whose wget meets a 404 each fail naming the UPID and PVE's words, and no volume is left."""
+    with sim.state.lock:
+        sim.state.task_outcomes['imgcopy'] = IMPORT_FAILED
+    with FileServer() as files:
+        download = {'node': 'node1', 'storage': 'local', 'content': 'iso', 'filename': 'gone.iso',
+                    'url': files.url('/isos/gone.iso')}
+        run = playbook([{'name': name, 'homeflare.proxmox.storage_content': args, 'ignore_errors': True}
+                        for name, args in (('upload', ISO), ('download', download))], env=EXECUTION_PATHS[path])
+    lines = dict((line['task'], line) for line in run.results)
+    for name, words, volid in (('upload', IMPORT_FAILED, ISO_VOLID),
+                               ('download', 'download failed: exit code 8', 'local:iso/gone.iso')):
+        result = lines[name]['result']
+        assert failed(lines[name]) and result['error'] == 'TaskFailed', (name, result)
+        assert 'UPID:node1:' in result['msg'] and words in result['msg'] and volid in result['msg'], (name, result)
+        assert volid not in volumes(sim)
+
+
 def test_the_connection_rows_are_rows():
     assert set(CONNECTION_ROWS) <= set(FAULTS)
 
@@ -1138,6 +1194,8 @@ def test_every_row_applies_to_every_family_or_says_why():
     for fault, row in FAULTS.items():
         if row is None:
             assert all((fault, family) in NOT_APPLICABLE for family in MODULES), fault
+    for fault, families in PINNED.items():  # a pinned family meets its row
+        assert fault in FAULTS and all(family in MODULES and applies(fault, family) for family in families), fault
 
 
 # -- helpers -------------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ from urllib.parse import unquote
 import pytest
 
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import (
-    DeclarationError, Refused, TaskFailed, Unreadable)
+    DeclarationError, Refused, TaskFailed)
 from ansible_collections.homeflare.proxmox.plugins.module_utils.families import storage_content as sc
 from ansible_collections.homeflare.proxmox.plugins.module_utils.families.storage_content import (
     FAMILY, INFO, normalize_content_filename, referenced)
@@ -344,10 +344,10 @@ def test_a_storage_the_list_lacks_is_refused():
         reconcile(Cluster(), FAMILY, params(ISO, storage='gone'), check_mode=True)
 
 
-def test_a_failed_content_read_is_unreadable_never_absent():
+def test_a_failed_content_read_fails_with_pves_answer_never_absent():
     error = ServerError(500, "storage 'local' is not available on node 'node1'")
     cluster = Cluster(errors={('GET', '/nodes/node1/storage/local/content'): error})
-    with pytest.raises(Unreadable, match="not available on node 'node1'"):
+    with pytest.raises(ServerError, match="not available on node 'node1'"):
         reconcile(cluster, FAMILY, params(**ISO))
     assert cluster.writes() == []
 

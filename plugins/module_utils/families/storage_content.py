@@ -11,7 +11,7 @@ worker task waited for; ``state: absent`` removes it (pve-storage API2/Storage/C
 Datastore.Audit where ``GET /storage/{storage}`` wants Datastore.Allocate) says its type (whether it has a path),
 whether it holds the content, is shared, and is enabled on that node; the volume is its row of
 ``GET /nodes/{node}/storage/{storage}/content?content=<content>`` (Content.pm ``index``): a list that answered
-without it is the absence, any failed read is Unreadable.
+without it is the absence, any failed read fails with PVE's answer.
 
 PVE keeps no checksum of a stored volume and no API reads one, so a present volume is judged by its size against
 its source's where that is known without downloading (a ``src`` file's own size; a ``url``'s Content-Length from
@@ -219,12 +219,9 @@ def locate(client, storage, node, role, what):
 
 
 def list_volumes(client, place, role, content=None):
-    """The storage's volumes on the place's node (of one content type, or all); a failed read is Unreadable."""
-    try:
-        return client.get(place.path(CONTENT), params=dict(content=content) if content else None, role=role) or []
-    except ApiError as exc:
-        raise Unreadable("the content of storage '%s' on node '%s' could not be read (%s); it is not taken for empty"
-                         % (place.storage, place.node, exc))
+    """The storage's volumes on the place's node (of one content type, or all). A failed read fails with PVE's
+    answer (a storage not enabled or not active on the node is a 500), as every family's read does: never empty."""
+    return client.get(place.path(CONTENT), params=dict(content=content) if content else None, role=role) or []
 
 
 # -- which guests use a volume --------------------------------------------------------------------------------------
