@@ -13,7 +13,8 @@ class ModuleDocFragment(object):
 options:
   node:
     description:
-      - The node the guest lives on. A guest found on another node is refused (a migration is not an update).
+      - The node the guest lives on. A guest found on another node is judged there, with a warning, unless
+        O(migrate=true) moves it here.
     type: str
     required: true
   vmid:

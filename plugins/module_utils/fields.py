@@ -12,8 +12,15 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import binascii
 import difflib
 import re
+import struct
+
+try:
+    from urllib.parse import quote, unquote
+except ImportError:  # pragma: no cover - Python 2 is not supported, kept for sanity's compile test
+    from urllib import quote, unquote
 
 from ansible_collections.homeflare.proxmox.plugins.module_utils.api import Repeated
 from ansible_collections.homeflare.proxmox.plugins.module_utils.calendar_event import parse_calendar_event
@@ -405,6 +412,168 @@ class ArrayParameter(TokenSet):
 
     def encode(self, value):
         return Repeated(value)
+
+
+class WordList(Field):
+    """An ordered list of words PVE keeps in one space-separated text (a guest's ``nameserver``, ``searchdomain``).
+
+    Declared as a list, or as the text ``pvesh get`` shows (items split at commas, semicolons and white space);
+    compared in order (a resolver asks its name servers in turn); written joined by spaces. ``live_split`` is how
+    the reader that uses the live value splits it: qemu-server's cloud-init splits at white space only, so a live
+    ``1.1.1.1,8.8.8.8`` is one word there, and drift. Each word is checked against ``format``.
+    """
+
+    ansible_type = 'list'
+    elements = 'str'
+    unset = []
+
+    def __init__(self, wire, live_split=LIST_SPLIT, **kwargs):
+        super(WordList, self).__init__(wire, **kwargs)
+        self.live_split = live_split
+
+    def canonical(self, value):
+        items = value if isinstance(value, (list, tuple)) else [value]
+        return [word for item in items if item is not None for word in LIST_SPLIT.split(str(item)) if word]
+
+    def live(self, raw):
+        if raw is MISSING or raw is None:
+            return self.unset
+        return [word for word in self.live_split.split(str(raw)) if word]
+
+    def declared(self, value):
+        words = self.canonical(value)
+        for word in words:
+            self.check_text(word)
+        return words
+
+    def encode(self, value):
+        return ' '.join(value)
+
+
+# OpenSSH's public key types (sshkey.c) that PVE 9's ssh-keygen (OpenSSH 10, which dropped DSA) reads, and their
+# certificates.
+SSH_KEY_TYPES = ('ssh-ed25519', 'ssh-rsa', 'ecdsa-sha2-nistp256', 'ecdsa-sha2-nistp384', 'ecdsa-sha2-nistp521',
+                 'sk-ecdsa-sha2-nistp256@openssh.com', 'sk-ssh-ed25519@openssh.com')
+SSH_CERT_TYPES = tuple(name.replace('@openssh.com', '') + '-cert-v01@openssh.com' for name in SSH_KEY_TYPES)
+SSH_BASE64 = re.compile(r'(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?')
+WHITE = re.compile(r'[ \t]+')
+
+
+def skip_ssh_options(line):
+    """What follows the first field of an authorized_keys line (its options, quoted strings kept whole), as
+    ssh-keygen's do_fingerprint skips it when the line does not start with a key; None when nothing does."""
+    quoted, index = False, 0
+    while index < len(line) and (quoted or line[index] not in ' \t'):
+        if line[index] == '\\' and line[index + 1:index + 2] == '"':
+            index += 1
+        elif line[index] == '"':
+            quoted = not quoted
+        index += 1
+    rest = line[index:].lstrip(' \t')
+    return rest or None
+
+
+def ssh_key_blob_type(body):
+    """The key type a base64 key body names inside itself (its first SSH string), or None if it holds none."""
+    if not body or not SSH_BASE64.fullmatch(body):
+        return None
+    try:
+        blob = binascii.a2b_base64(body)
+    except (binascii.Error, ValueError):
+        return None
+    if len(blob) < 4:
+        return None
+    length = struct.unpack('>I', blob[:4])[0]
+    if len(blob) < 4 + length:
+        return None
+    try:
+        return blob[4:4 + length].decode('ascii')
+    except UnicodeDecodeError:
+        return None
+
+
+def ssh_key_problem(line):
+    """Why one line is not a public key PVE accepts, or None.
+
+    PVE::Tools::validate_ssh_public_keys runs ``ssh-keygen -l`` on each non-blank line: a key is
+    ``<type> <base64 body> [comment]``, perhaps after an authorized_keys options field; the body must decode and
+    hold a key of the type it is written with (sshkey_read)."""
+    line = line.lstrip(' \t')
+    if line.startswith('#'):
+        return 'is a comment, not a key'
+    for candidate in (line, skip_ssh_options(line)):
+        if candidate is None:
+            continue
+        fields = WHITE.split(candidate, 2)
+        if fields[0] == 'ssh-dss':
+            return 'is a DSA key (ssh-dss), which the OpenSSH of PVE 9 no longer reads: use an ed25519 or RSA key'
+        if fields[0] not in SSH_KEY_TYPES + SSH_CERT_TYPES:
+            continue
+        if len(fields) < 2:
+            return 'has no key body after its type %s' % fields[0]
+        held = ssh_key_blob_type(fields[1])
+        if held is None:
+            return 'has a key body that is not base64 of an SSH key'
+        if held != fields[0]:
+            return 'is written as %s but its body holds a %s key' % (fields[0], held)
+        return None
+    return 'is not an OpenSSH public key line (<type> <base64> [comment]); known types: %s' % ', '.join(
+        SSH_KEY_TYPES)
+
+
+def ssh_key_lines(text):
+    """The keys of a text: one a line, white space around them trimmed, blank lines dropped."""
+    return [line.strip() for line in text.split('\n') if line.strip()]
+
+
+class SshKeys(Field):
+    """Public SSH keys a VM's cloud-init installs (``sshkeys``): compared as a set of key lines (order-free, white
+    space around each trimmed, blank lines dropped).
+
+    PVE takes and stores the text URL-encoded (qemu-server's create_vm and update_vm ``uri_unescape`` it only
+    to validate it; GET config answers it as stored), so it is sent encoded the way URI::Escape's uri_escape
+    does it (every byte outside the unreserved ``A-Za-z0-9-._~``) and decoded when read. A declared item may hold
+    several lines (an authorized_keys file), or be the encoded text ``pvesh get`` shows. Each key is checked as
+    ``ssh-keygen -l`` would before any request (ssh_key_problem); public keys are no secret.
+    """
+
+    ansible_type = 'list'
+    elements = 'str'
+    unset = []
+
+    def argument_spec(self):
+        spec = super(SshKeys, self).argument_spec()
+        spec['no_log'] = False
+        return spec
+
+    @staticmethod
+    def keys_of(item):
+        text = '' if item is None else str(item)
+        if '%' in text and not re.search(r'\s', text):
+            text = unquote(text)  # the encoded form PVE stores: a key line always holds a space, encoded as %20
+        return ssh_key_lines(text)
+
+    def canonical(self, value):
+        items = value if isinstance(value, (list, tuple)) else [value]
+        return sorted(set(key for item in items for key in self.keys_of(item)))
+
+    def live(self, raw):
+        if raw is MISSING or raw is None:
+            return self.unset
+        return sorted(set(ssh_key_lines(unquote(str(raw)))))
+
+    def declared(self, value):
+        items = value if isinstance(value, (list, tuple)) else [value]
+        for index, item in enumerate(items):
+            for key in self.keys_of(item):
+                problem = ssh_key_problem(key)
+                if problem:
+                    shown = key if len(key) <= 40 else key[:37] + '...'
+                    raise DeclarationError('option %s[%d]: %r %s' % (self.option, index, shown, problem))
+        return self.canonical(value)
+
+    def encode(self, value):
+        return quote('\n'.join(value).encode('utf-8'), safe='')
 
 
 class PropertyString(Field):

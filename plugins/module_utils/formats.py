@@ -104,6 +104,16 @@ def _network(text):
     return True
 
 
+def _ip_with_ll_iface(text):
+    """pve-container's verify_ip_with_ll_iface (LXC/Config.pm): an IP address, a link-local IPv6 one with its
+    interface (``fe80::1%eth0``)."""
+    if '%' not in text:
+        return _ip(text)
+    address, _sep, iface = text.partition('%')
+    return (address.startswith('fe80:') and _ip(address) and
+            re.fullmatch(r'[a-z][a-z0-9_]{1,20}([:.]\d+)?', iface, re.I) is not None)
+
+
 def _userid(text):
     # PVE::Auth::Plugin::verify_username: 3 to 64 characters as well.
     return 3 <= len(text) <= 64 and USERID.fullmatch(text) is not None
@@ -197,6 +207,8 @@ FORMATS = dict((fmt.name, fmt) for fmt in [
     Format('dns-name', lambda text: DNS_NAME.fullmatch(text) is not None, 'a DNS name'),
     Format('address', _address, 'an IP address or a DNS name'),
     Format('ip', _ip, 'an IPv4 or IPv6 address'),
+    Format('lxc-ip-with-ll-iface', _ip_with_ll_iface, 'an IP address, a link-local IPv6 one perhaps with its '
+                                                      'interface (fe80::1%eth0)'),
     Format('ipv4', lambda text: _ip(text, 4), 'an IPv4 address'),
     Format('ipv6', lambda text: _ip(text, 6), 'an IPv6 address'),
     Format('CIDR', _cidr(), 'address/bits, an IPv4 or IPv6 network with a mask of 8 bits or more'),

@@ -7,8 +7,15 @@ A guest is judged from ONE read, its pending view (``GET .../{vmid}/pending``: e
 value, its pending value or pending delete, and the config's ``digest``), compared as its config
 will be once the pending changes apply (what ``GET .../config`` answers). Only PVE's typed absence
 ("Configuration file ... does not exist") may mean absent, and only once the cluster's resource list
-(read with the same credential) holds the vmid nowhere else: a guest on another node, or the vmid
-taken by the other guest type, is refused ("a migration is not an update").
+(read with the same credential) holds the vmid nowhere else; the vmid taken by the other guest type is refused.
+
+A guest declared on one node that lives on another (moved by HA or by a person) is found through that list and
+judged where it lives: every read and write goes to its node, a warning names both nodes, and it is not moved
+back. With ``migrate: true`` it is moved to the declared node first (``POST .../{vmid}/migrate``, waited for: online
+for a running VM, restart mode for a running container; for an HA-managed guest ``POST
+/cluster/ha/resources/{sid}/migrate``, then ``/cluster/resources`` polled until the CRM has moved it), and the rest
+is judged there. Check mode plans the move (``plan.migrate``). A migration whose answer is lost fails as
+MaybeApplied and is never sent twice; the next run finds the guest where the migration left it.
 
 On top of the shared core (fields, ``plan``, ``update_form``, ``verify``) a guest adds what only guests
 have: a name that must match before anything is written (``vmid 101 holds another guest``), disks that
@@ -31,7 +38,7 @@ from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Di
 from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import (
     Absence, Absent, Exporting, Family, Lifecycle, Plan, Where, absent, create_form, field_plan, rejudged_once,
     update_form, verify)
-from ansible_collections.homeflare.proxmox.plugins.module_utils.tasks import wait_if_task
+from ansible_collections.homeflare.proxmox.plugins.module_utils.tasks import poll_until, wait_if_task
 
 STATES = ['present', 'absent', 'started', 'stopped', 'restarted']
 # Whether a state asks for the guest's power status (a delete too: PVE refuses a running guest).
@@ -47,6 +54,7 @@ TEMPLATE_OSTYPE = {'rockylinux': 'centos', 'almalinux': 'centos', 'archlinux': '
 
 # A guest's HA id: PVE answers reads with the prefixed form only, and PVE 9 has no HA resources but guests.
 GUEST_SID = re.compile(r'(vm|ct):[1-9][0-9]{2,8}')
+HA_TYPE = {'qemu': 'vm', 'lxc': 'ct'}
 
 
 def check_guest_sid(option, sid):
@@ -70,14 +78,17 @@ def identity():
 class GuestRead(dict):
     """A found guest: its config as it will be once pending changes apply (what GET config answers),
     ``running`` (the values in effect now), ``pending`` (key -> pending value, None for a pending delete),
-    ``digest`` and, when the state needs it, ``status`` (running or stopped)."""
+    ``digest``, ``node`` (where it lives, which may not be the declared node) and, when the state or a move
+    needs it, ``status`` (running or stopped); ``ha`` whether HA manages it, read only for a move."""
 
-    def __init__(self, effective, running, pending, digest):
+    def __init__(self, effective, running, pending, digest, node):
         super(GuestRead, self).__init__(effective)
         self.running = running
         self.pending = pending
         self.digest = digest
+        self.node = node
         self.status = None
+        self.ha = None
 
 
 class Vacant(Absent):
@@ -98,11 +109,23 @@ class GuestPlan(Plan):
         self.pending = list(pending)
         self.resize = list(resize)
         self.grow_only = set(grow_only)
+        # {from, to, mode}: the move to the declared node that comes before any other write (migrate: true)
+        self.migrate = None
+
+    def moving(self, migrate):
+        """This plan with the move first: the node is what changes, and a plan that only powered now updates."""
+        self.migrate = migrate
+        self.changed = ['node'] + [option for option in self.changed if option != 'node']
+        if self.action in ('none', 'power'):
+            self.action = 'update'
+        return self
 
     def as_dict(self):
         result = super(GuestPlan, self).as_dict()
         result.update(power=self.power, pending=self.pending,
                       resize=['%s to %s' % (disk, size) for disk, size in self.resize])
+        if self.migrate:
+            result['migrate'] = dict(self.migrate)
         return result
 
 
@@ -122,7 +145,8 @@ class Guest(Family):
             exporting=Exporting(placeholders={}),
             controls=dict(purge=dict(type='bool', default=False), force_stop=dict(type='bool', default=False),
                           shutdown_timeout=dict(type='int', default=60),
-                          reboot_if_pending=dict(type='bool', default=False)))
+                          reboot_if_pending=dict(type='bool', default=False),
+                          migrate=dict(type='bool', default=False)))
         self.kind = kind
         self.label = label
         self.name_field = name_field
@@ -139,14 +163,36 @@ class Guest(Family):
     def describe(self, ident):
         return '%s %s on %s' % (self.label, ident['vmid'], ident['node'])
 
+    @staticmethod
+    def located(ident, raw):
+        """The identity where the guest lives: its reads and writes go to that node."""
+        node = getattr(raw, 'node', None)
+        return dict(ident, node=node) if node and node != ident['node'] else ident
+
+    def moves(self, declaration, raw):
+        """Whether this run moves a found guest to its declared node: it lives elsewhere and migrate: true."""
+        return (not absent(raw) and raw.node != declaration.ident['node'] and declaration.state != 'absent'
+                and bool(declaration.controls.get('migrate')))
+
+    def sid(self, ident):
+        return '%s:%s' % (HA_TYPE[self.kind], ident['vmid'])
+
     def disks(self):
         return [field for field in self.fields if isinstance(field, Disk)]
 
     # -- reading ---------------------------------------------------------------------------
     def read(self, client, declaration):
         raw = self.read_config(client, declaration.ident)
-        if not absent(raw) and (declaration.state in NEEDS_STATUS or declaration.controls.get('reboot_if_pending')):
-            raw.status = self.read_status(client, declaration.ident)
+        if absent(raw):
+            return raw
+        moves = self.moves(declaration, raw)
+        if moves:
+            # how it moves: through HA when HA manages it, else online (a VM) or restarted (a container) if running
+            raw.ha = self.sid(declaration.ident) in [
+                row.get('sid') for row in client.get('/cluster/ha/resources', params=dict(type=HA_TYPE[self.kind]),
+                                                     role=self.read_role) or []]
+        if moves or declaration.state in NEEDS_STATUS or declaration.controls.get('reboot_if_pending'):
+            raw.status = self.read_status(client, self.located(declaration.ident, raw))
         return raw
 
     def read_config(self, client, ident, rereading=False):
@@ -177,7 +223,7 @@ class Guest(Family):
                 effective.pop(key, None)
             else:
                 effective[key] = value
-        return GuestRead(effective, running, pending, digest)
+        return GuestRead(effective, running, pending, digest, ident['node'])
 
     def read_back(self, client, ident, status):
         """The guest after a write, with the power status known (or re-read); gone is a failure."""
@@ -188,26 +234,24 @@ class Guest(Family):
         return raw
 
     def vacancy(self, client, ident, rereading=False):
-        """No config on the declared node: absent only if the vmid is nowhere else in the cluster."""
+        """No config on the node asked: absent only if the vmid is nowhere else in the cluster. A guest of this type
+        on another node is read there (it moved, or was created there meanwhile)."""
         rows = cluster_guests(client, self.read_role)
         for row in rows:
             if str(row.get('vmid')) != str(ident['vmid']):
                 continue
-            if row.get('type') == self.kind and row.get('node') == ident['node']:
-                if rereading:
-                    raise Unreadable('%s is in the cluster\'s resource list but PVE answers that its config does not '
-                                     'exist; it is not taken for absent' % self.describe(ident))
-                # created on this node between the two reads (another run's create): read it as found
-                return self.read_config(client, ident, rereading=True)
             if row.get('type') != self.kind:
                 raise Refused('vmid %s is taken by a %s on %s (%s): VMs and containers share vmids cluster-wide, and '
                               'a guest is never replaced by one of the other type. Declare another vmid.' % (
                                   ident['vmid'], 'VM' if row.get('type') == 'qemu' else 'container', row.get('node'),
                                   row.get('name') or 'unnamed'))
-            raise Refused('%s %s lives on %s, not %s: a migration is not an update. Migrate it (`%s migrate %s %s`), '
-                          'or declare node: %s.' % (self.label, ident['vmid'], row.get('node'), ident['node'],
-                                                    'pct' if self.kind == 'lxc' else 'qm', ident['vmid'],
-                                                    ident['node'], row.get('node')))
+            if rereading:
+                # listed where PVE has no config for it (it keeps moving, or the list lags): never absent
+                raise Unreadable('%s %s is in the cluster\'s resource list on %s but PVE answers that its config does '
+                                 'not exist there; it is not taken for absent'
+                                 % (self.label, ident['vmid'], row.get('node')))
+            # on this node since the first read (another run's create), or living on another node: read it there
+            return self.read_config(client, dict(ident, node=row.get('node')), rereading=True)
         return Vacant(rows)
 
     def read_status(self, client, ident):
@@ -237,15 +281,29 @@ class Guest(Family):
                 continue
             change = field.compare(declaration.desired(field), current[field.option])
             if change.refusal:
-                raise Refused('%s: %s. Nothing was written.' % (self.describe(declaration.ident), change.refusal))
+                where = self.located(declaration.ident, raw)
+                raise Refused('%s: %s. Nothing was written.' % (self.describe(where), change.refusal))
             if change.grow_to:
                 resize.append((field.wire, change.grow_to))
                 if not change.options:
                     grow_only.append(field.option)
         power = self.power(declaration, raw)
         action = the_plan.action if the_plan.action != 'none' else ('power' if power else 'none')
-        return GuestPlan('found', action, the_plan.changed, power=power, pending=sorted(raw.pending), resize=resize,
-                         grow_only=grow_only)
+        planned = GuestPlan('found', action, the_plan.changed, power=power, pending=sorted(raw.pending), resize=resize,
+                            grow_only=grow_only)
+        if self.moves(declaration, raw):
+            planned.moving(dict(self.move_mode(raw), to=declaration.ident['node']))
+        return planned
+
+    def move_mode(self, raw):
+        """{from, mode} of the move: PVE's own words for how a guest in this state migrates."""
+        if raw.ha:
+            mode = 'ha'
+        elif raw.status != 'running':
+            mode = 'offline'
+        else:
+            mode = 'online' if self.kind == 'qemu' else 'restart'
+        return {'from': raw.node, 'mode': mode}
 
     def imports_to_grow(self, declaration):
         """(wire name, size) of each disk imported at create time with a declared size=: the resize after it."""
@@ -253,16 +311,28 @@ class Guest(Family):
                 if field.import_grows_to(declaration.values.get(field.option))]
 
     def advise(self, declaration, raw):
-        """A declared import source on a disk that exists: PVE used (or never saw) it when the disk was made and
-        keeps no trace of it, so it was neither compared nor imported again."""
+        """A guest living on another node than declared (judged there, moved only with migrate: true); a declared
+        import source on a disk that exists: PVE used (or never saw) it when the disk was made and keeps no trace of
+        it, so it was neither compared nor imported again."""
+        advice = []
+        declared = declaration.ident['node']
+        if raw.node != declared:
+            what = '%s %s is declared on %s but lives on %s' % (
+                self.label, declaration.ident['vmid'], declared, raw.node)
+            if self.moves(declaration, raw):
+                advice.append('%s: migrate: true moves it to %s before anything else is written' % (what, declared))
+            else:
+                advice.append('%s (moved by HA or by hand): it was judged there and is not moved back; declare node: '
+                              '%s, or migrate: true to move it to %s' % (what, raw.node, declared))
         current = self.current(raw)
         imports = ['%s (import-from=%s)' % (field.option, field.import_source(declaration.values[field.option]))
                    for field in self.disks()
                    if field.import_source(declaration.values.get(field.option)) and current.get(field.option)]
-        if not imports:
-            return []
-        return ['%s exists, so the import source of %s was not compared and nothing was imported: import-from is '
-                'used only when a disk is created' % (self.describe(declaration.ident), ', '.join(imports))]
+        if imports:
+            advice.append('%s exists, so the import source of %s was not compared and nothing was imported: '
+                          'import-from is used only when a disk is created' % (
+                              self.describe(self.located(declaration.ident, raw)), ', '.join(imports)))
+        return advice
 
     def power(self, declaration, raw):
         state, status = declaration.state, raw.status
@@ -301,7 +371,7 @@ class Guest(Family):
     def refuse_delete(self, declaration, raw):
         """PVE's own refusals, said at plan time (check mode too) in PVE's words."""
         vmid = declaration.ident['vmid']
-        what = self.describe(declaration.ident)
+        what = self.describe(self.located(declaration.ident, raw))
         if str(raw.get('protection', '0')) == '1':
             raise Refused("%s: can't remove %s %s - protection mode enabled. Clear protection first (protection: "
                           "false). Nothing was removed." % (what, self.label, vmid))
@@ -314,7 +384,7 @@ class Guest(Family):
     def object_view(self, declaration, raw):
         if absent(raw):
             return {}
-        view = self.managed_view(declaration.ident, raw, self.managed(declaration))
+        view = self.managed_view(self.located(declaration.ident, raw), raw, self.managed(declaration))
         view['pending'] = sorted(raw.pending)
         if raw.status is not None:
             view['status'] = raw.status
@@ -329,7 +399,10 @@ class Guest(Family):
             after.update((field.option, declaration.desired(field)) for field in self.managed(declaration))
         else:
             after = dict(before)
-            after.update((option, declaration.desired(self.field(option))) for option in the_plan.changed)
+            after.update((option, declaration.desired(self.field(option))) for option in the_plan.changed
+                         if option != 'node')
+            if getattr(the_plan, 'migrate', None):
+                after['node'] = the_plan.migrate['to']
         if the_plan.power == 'reboot':
             after['pending'] = []
         if the_plan.power in ('start', 'reboot'):
@@ -351,34 +424,84 @@ class Guest(Family):
         result['object'] = self.object_view(declaration, raw)
         pending = result['object'].get('pending')
         if pending:
+            where = self.located(declaration.ident, raw)
             result['warnings'].append('%s has changes pending until its next restart: %s (reboot_if_pending: true '
-                                      'applies them with one reboot)' % (self.describe(declaration.ident),
-                                                                         ', '.join(pending)))
+                                      'applies them with one reboot)' % (self.describe(where), ', '.join(pending)))
         return result
 
     def act(self, client, declaration, raw, the_plan, result):
-        """Do what the plan says; returns the guest as read afterwards and the plan it was written with."""
-        ident = declaration.ident
+        """Do what the plan says; returns the guest as read afterwards and the plan it was written with. A move
+        comes first; the rest is then judged again on the declared node and written there."""
+        moved = getattr(the_plan, 'migrate', None)
+        if moved:
+            raw = self.migrate(client, declaration, raw, moved, result)
+            the_plan = self.plan(declaration, raw)  # the diff stays the one planned: the move and the rest
+        raw, the_plan = self.act_here(client, declaration, raw, the_plan, result)
+        if moved:
+            the_plan.moving(moved)
+        return raw, the_plan
+
+    def act_here(self, client, declaration, raw, the_plan, result):
+        """The plan's writes where the guest lives."""
+        where = self.located(declaration.ident, raw)
         if the_plan.action == 'delete':
             self.wait(client, declaration, result, client.delete(
-                self.path(ident), params=dict(purge=1) if declaration.controls['purge'] else None,
+                self.path(where), params=dict(purge=1) if declaration.controls['purge'] else None,
                 role=self.write_role))
-            after = self.read_config(client, ident)
+            after = self.read_config(client, where)
             if not absent(after):
-                raise NotConverged('the delete of %s returned no error but it is still present' % self.describe(ident))
+                raise NotConverged('the delete of %s returned no error but it is still present' % self.describe(where))
             return after, the_plan
         raw, the_plan = self.write_rejudged(client, declaration, raw, the_plan, result)
+        where = self.located(declaration.ident, raw)
         if the_plan.power is None:
             the_plan.power = self.power(declaration, raw)  # the write may have parked changes to reboot for
         if the_plan.power:
             if the_plan.action == 'none':
                 the_plan.action = 'power'
-            self.switch(client, declaration, the_plan.power, result)
-            raw = self.read_back(client, ident, self.read_status(client, ident))
+            self.switch(client, declaration, where, the_plan.power, result)
+            raw = self.read_back(client, where, self.read_status(client, where))
             if the_plan.power == 'reboot' and raw.pending:
                 raise NotConverged('%s was rebooted but still has changes pending: %s' % (
-                    self.describe(ident), ', '.join(sorted(raw.pending))))
+                    self.describe(where), ', '.join(sorted(raw.pending))))
         return raw, the_plan
+
+    def migrate(self, client, declaration, raw, moved, result):
+        """Move the guest to its declared node, waited for; returns it as read there. A running VM migrates online
+        (its local disks with it), a running container in restart mode (shut down, moved, started); an HA-managed
+        guest is handed to HA, whose CRM moves it after the request is answered, so the resource list is polled."""
+        ident = declaration.ident
+        source = dict(ident, node=moved['from'])
+        timeout = declaration.task_timeout or 300
+        if moved['mode'] == 'ha':
+            client.post(item_path('/cluster/ha/resources/{sid}/migrate', dict(sid=self.sid(ident))),
+                        dict(node=ident['node']), role=self.write_role)
+            if not poll_until(lambda: self.lives_on(client, ident), timeout):
+                raise NotConverged('HA was asked to migrate %s from %s to %s, but after %d s the cluster\'s resource '
+                                   'list does not show it there (see `ha-manager status` and the CRM\'s task log)'
+                                   % (self.sid(ident), moved['from'], ident['node'], timeout))
+        else:
+            form = dict(target=ident['node'])
+            extra = 0
+            if moved['mode'] == 'online':
+                form.update({'online': '1', 'with-local-disks': '1'})
+            elif moved['mode'] == 'restart':
+                extra = declaration.controls['shutdown_timeout']
+                form.update(restart='1', timeout=str(extra))
+            self.wait(client, declaration, result, client.post(self.path(source) + '/migrate', form,
+                                                               role=self.write_role), extra=extra)
+        after = self.read_config(client, ident)
+        if absent(after) or after.node != ident['node']:
+            raise NotConverged('%s %s was migrated from %s to %s without an error, but PVE has no config for it on %s'
+                               % (self.label, ident['vmid'], moved['from'], ident['node'], ident['node']))
+        if declaration.state in NEEDS_STATUS or declaration.controls.get('reboot_if_pending'):
+            after.status = self.read_status(client, ident)
+        return after
+
+    def lives_on(self, client, ident):
+        """Whether the cluster's resource list shows the guest on ``ident``'s node."""
+        return any(str(row.get('vmid')) == str(ident['vmid']) and row.get('type') == self.kind
+                   and row.get('node') == ident['node'] for row in cluster_guests(client, self.read_role))
 
     def create(self, client, declaration, vacant, result):
         """POST the create (or the clone of ``clone``) and wait for its task; True for a clone."""
@@ -422,7 +545,8 @@ class Guest(Family):
         if the_plan.action == 'create':
             cloned = self.create(client, declaration, raw, result)
             if not cloned:
-                self.grow(client, declaration, the_plan.resize, result)  # imported disks, to their declared size
+                # imported disks, to their declared size
+                self.grow(client, declaration, declaration.ident, the_plan.resize, result)
                 raw = self.read_back(client, declaration.ident, 'stopped')
                 verify(self, declaration, Plan('absent', 'create', the_plan.changed), raw)
                 return raw
@@ -435,27 +559,26 @@ class Guest(Family):
     def update(self, client, declaration, raw, the_plan, result):
         """One PUT of the drifted keys (with the digest), then one resize per disk that grows (as judged); returns
         the read-back."""
-        ident = declaration.ident
+        where = self.located(declaration.ident, raw)
         sets = [option for option in the_plan.changed if option not in the_plan.grow_only]
         if sets:
             form = update_form(self, declaration, sets, raw)
             form['digest'] = raw.digest
-            self.wait(client, declaration, result, client.put(self.path(ident) + '/config', form, role=self.write_role))
-        self.grow(client, declaration, the_plan.resize, result)
-        after = self.read_back(client, ident, raw.status)
+            self.wait(client, declaration, result, client.put(self.path(where) + '/config', form, role=self.write_role))
+        self.grow(client, declaration, where, the_plan.resize, result)
+        after = self.read_back(client, where, raw.status)
         verify(self, declaration, Plan('found', 'update', the_plan.changed), after)
         return after
 
-    def grow(self, client, declaration, resize, result):
-        """One resize per (disk, size), each waited for."""
+    def grow(self, client, declaration, where, resize, result):
+        """One resize per (disk, size) of the guest living at ``where``, each waited for."""
         for disk, size in resize:
-            answer = client.put(self.path(declaration.ident) + '/resize', dict(disk=disk, size=size),
-                                role=self.write_role)
+            answer = client.put(self.path(where) + '/resize', dict(disk=disk, size=size), role=self.write_role)
             self.wait(client, declaration, result, answer)
 
-    def switch(self, client, declaration, power, result):
-        """start, stop (a clean shutdown, forced after the timeout only when asked) or reboot; waited for."""
-        ident = declaration.ident
+    def switch(self, client, declaration, ident, power, result):
+        """start, stop (a clean shutdown, forced after the timeout only when asked) or reboot of the guest living
+        at ``ident``; waited for."""
         options = declaration.controls
         form = {}
         if power == 'stop':

@@ -17,13 +17,17 @@ description:
     match; every change PVE cannot make in place is refused with a sentence saying why and what to do instead.
   - One read judges a container, its pending view (C(GET .../{vmid}/pending)), compared as the config will be once
     pending changes apply. Only PVE's typed absence (C(Configuration file ... does not exist)) means absent, and only
-    when the cluster's resource list holds the vmid nowhere else (read with the same credential); a container on
-    another node, or a VM under the vmid, is refused.
+    when the cluster's resource list holds the vmid nowhere else (read with the same credential); a VM under the
+    vmid is refused.
+  - A container declared on O(node) that lives on another node (moved by HA or by hand) is found through the
+    cluster's resource list and judged where it lives - every read and write goes to that node, a warning names
+    both nodes, and it is not moved back. With O(migrate=true) it is moved to O(node) first, then the rest is
+    judged there.
   - Config options take PVE's names; an undeclared option is unmanaged. An update sends only the drifted keys, with
     the live C(digest) (a change by another writer meanwhile is read and judged again once, then a clear failure),
     and is read back and judged again; a key PVE stored differently fails the task naming it.
   - Disks only grow, through C(resize). A smaller disk, another storage or volume, another template, an
-    C(unprivileged) or C(arch) flip, another node, a new vmid for a name that exists, a container under the vmid
+    C(unprivileged) or C(arch) flip, a new vmid for a name that exists, a container under the vmid
     with another O(hostname) - refused at plan time (check mode too). Bind mounts and device passthrough are
     root-only and not offered.
   - A change PVE cannot apply to a running container is parked as pending; it is reported (C(object.pending),
@@ -39,6 +43,23 @@ extends_documentation_fragment:
   - homeflare.proxmox.guest
   - homeflare.proxmox.attributes
 options:
+  migrate:
+    description:
+      - Move a container that lives on another node than O(node) to O(node) (C(POST .../{vmid}/migrate), waited
+        for) - a running container in restart mode (shut down within O(shutdown_timeout), moved, started on O(node);
+        PVE has no live migration of containers), a stopped one offline. A container HA manages is handed to HA
+        (C(POST /cluster/ha/resources/ct:<vmid>/migrate)) and the cluster's resource list is read until it shows the
+        container on O(node), for up to O(task_timeout) seconds.
+      - The move comes before any other write of the run; the rest is then judged and written on O(node). Check
+        mode plans it (C(plan.migrate) - C(from), C(to) and C(mode) V(restart), V(offline) or V(ha)) and writes
+        nothing. What PVE refuses (a bind mount, a linked clone's or a snapshotted volume on a local storage) fails
+        the task with PVE's reason. A migration whose answer is lost is never sent again; the next run finds the
+        container where it went.
+      - With V(false), a container found on another node is judged and written there and a warning says so.
+      - Needs C(VM.Migrate) on C(/vms/{vmid}), C(Sys.Audit) on C(/) to read the HA resources, and C(Sys.Console)
+        on C(/) to migrate through HA.
+    type: bool
+    default: false
   hostname:
     description:
       - The container's host name. A live container with another host name is refused (C(vmid 101 holds another
@@ -68,6 +89,18 @@ options:
     description:
       - Public keys for root of a new container (wire name C(ssh-public-keys); create only).
     type: str
+  nameserver:
+    description:
+      - DNS servers the container's C(/etc/resolv.conf) gets, IP addresses in order (a link-local IPv6 one may name
+        its interface, C(fe80::1%eth0)), such as V([10.0.0.53, 10.0.1.53]) or the text C(pvesh get) shows. PVE keeps
+        them joined by spaces. Without it and O(searchdomain), a new container takes the node's DNS settings.
+    type: list
+    elements: str
+  searchdomain:
+    description:
+      - DNS search domains of the container, in order, as O(nameserver).
+    type: list
+    elements: str
   unprivileged:
     description:
       - Whether the container is unprivileged. It cannot change in place - another value is refused.
@@ -203,6 +236,8 @@ EXAMPLES = r'''
     rootfs: local-lvm:8
     net0: name=eth0,bridge=vmbr0,ip=dhcp
     tags: [web, prod]
+    nameserver: [10.0.0.53, 10.0.1.53]
+    searchdomain: [lab.example.org]
     onboot: true
     state: started
 
@@ -249,6 +284,8 @@ plan:
     - What the run decided. C(read) is V(found) or V(absent); C(action) V(create), V(update), V(delete), V(power)
       (only the power state changes) or V(none); C(changed) names the drifted options; C(power) is V(start),
       V(stop), V(reboot) or null; C(pending) the keys pending before the run; C(resize) the disks that grow.
+    - With O(migrate=true) and the guest on another node, C(migrate) is the move (C(from), C(to), C(mode)), which
+      comes first; C(changed) then starts with C(node) and C(action) is at least V(update).
   returned: always
   type: dict
   sample: {"read": "found", "action": "update", "changed": ["cores"], "power": null, "pending": [], "resize": []}

@@ -17,12 +17,15 @@ description:
     match; every change PVE cannot make in place is refused with a sentence saying why and what to do instead.
   - One read judges a VM, its pending view (C(GET .../{vmid}/pending)), compared as the config will be once pending
     changes apply. Only PVE's typed absence (C(Configuration file ... does not exist)) means absent, and only when
-    the cluster's resource list holds the vmid nowhere else (read with the same credential); a VM on another node,
-    or a container under the vmid, is refused.
+    the cluster's resource list holds the vmid nowhere else (read with the same credential); a container under the
+    vmid is refused.
+  - A VM declared on O(node) that lives on another node (moved by HA or by hand) is found through the cluster's
+    resource list and judged where it lives - every read and write goes to that node, a warning names both nodes,
+    and it is not moved back. With O(migrate=true) it is moved to O(node) first, then the rest is judged there.
   - Config options take PVE's names; an undeclared option is unmanaged. An update sends only the drifted keys, with
     the live C(digest) (a change by another writer meanwhile is read and judged again once, then a clear failure),
     and is read back and judged again; a key PVE stored differently fails the task naming it.
-  - Disks only grow, through C(resize). A smaller disk, another storage or volume, another template, another node,
+  - Disks only grow, through C(resize). A smaller disk, another storage or volume, another template,
     a new vmid for a name that exists, a VM under the vmid with another O(name) - refused at plan time (check mode
     too). C(machine) is not offered (PVE pins the running machine version).
   - A disk may be created from a disk image, C(<storage>:0,import-from=<source>) (PVE's syntax) - a volume of
@@ -46,6 +49,22 @@ extends_documentation_fragment:
   - homeflare.proxmox.guest
   - homeflare.proxmox.attributes
 options:
+  migrate:
+    description:
+      - Move a VM that lives on another node than O(node) to O(node) (C(POST .../{vmid}/migrate), waited for) - a
+        running VM live (C(online), its local disks along, C(with-local-disks)), a stopped one offline. A VM HA
+        manages is handed to HA (C(POST /cluster/ha/resources/vm:<vmid>/migrate)) and the cluster's resource list
+        is read until it shows the VM on O(node), for up to O(task_timeout) seconds.
+      - The move comes before any other write of the run; the rest is then judged and written on O(node). Check
+        mode plans it (C(plan.migrate) - C(from), C(to) and C(mode) V(online), V(offline) or V(ha)) and writes
+        nothing. What PVE refuses (a linked clone's or a snapshotted disk on a local storage, a local device) fails
+        the task with PVE's reason. A migration whose answer is lost is never sent again; the next run finds the VM
+        where it went.
+      - With V(false), a VM found on another node is judged and written there and a warning says so.
+      - Needs C(VM.Migrate) on C(/vms/{vmid}), C(Sys.Audit) on C(/) to read the HA resources, and C(Sys.Console)
+        on C(/) to migrate through HA.
+    type: bool
+    default: false
   name:
     description:
       - The VM's name. A live VM with another name is refused (C(vmid 100 holds another guest)), never renamed into a
@@ -129,6 +148,47 @@ options:
     description:
       - The cloud-init password - sent when declared, never compared (PVE masks it) or shown.
     type: str
+  sshkeys:
+    description:
+      - Public SSH keys cloud-init installs for O(ciuser), one OpenSSH key line per item (C(<type> <base64>
+        [comment])); an item may hold several lines (an C(authorized_keys) file's text, blank lines skipped).
+      - Compared as a set - order-free, white space around each key trimmed. Sent URL-encoded, as PVE takes and
+        stores it (C(pvesh get) shows C(ssh-ed25519%20AAAA...)); that encoded text is also accepted as an item.
+        V([]) removes them.
+      - Each key is checked before any request as PVE's C(ssh-keygen -l) would (a known type such as C(ssh-ed25519),
+        C(ssh-rsa), C(ecdsa-sha2-nistp256) or C(sk-ssh-ed25519@openssh.com); a body that decodes to a key of that
+        type); a bad one is refused naming it, C(sshkeys[1]). DSA keys are refused (PVE 9's OpenSSH reads none).
+      - Give a YAML list - Ansible splits a plain string at commas.
+    type: list
+    elements: str
+  nameserver:
+    description:
+      - Cloud-init DNS servers, IP addresses in the order they are asked, such as V([10.0.0.53, 10.0.1.53]) or the
+        text C(pvesh get) shows (V(10.0.0.53 10.0.1.53)). Sent joined by spaces, as cloud-init splits them. Without
+        it and O(searchdomain), cloud-init takes the node's DNS settings.
+    type: list
+    elements: str
+  searchdomain:
+    description:
+      - Cloud-init DNS search domains, in order, as O(nameserver).
+    type: list
+    elements: str
+  cicustom:
+    description:
+      - Custom cloud-init files that replace the generated ones, C([user=<volume>][,network=<volume>][,meta=<volume>]
+        [,vendor=<volume>]), each a snippet C(<storage>:snippets/<file>) (the storage needs content C(snippets));
+        compared as pairs. PVE reads them when it generates the drive (at start).
+    type: str
+  citype:
+    description:
+      - The cloud-init format. PVE's default depends on O(ostype) - C(nocloud) for Linux, C(configdrive2) for Windows.
+    type: str
+    choices: [configdrive2, nocloud, opennebula]
+  ciupgrade:
+    description:
+      - Whether cloud-init upgrades the packages at first boot. Unset is PVE's default, V(true), so declaring V(true)
+        on a VM without it is no change.
+    type: bool
   ipconfig0:
     description:
       - Cloud-init address of net0, C(ip=<cidr|dhcp>[,gw=...][,ip6=...][,gw6=...]).
@@ -338,7 +398,7 @@ EXAMPLES = r'''
     ide2: local:iso/debian-12.7.0-amd64-netinst.iso,media=cdrom
     net0: virtio,bridge=vmbr0
 
-- name: A cloud VM whose disk is imported from a downloaded image (see storage_content), grown to 16G, cloud-init on
+- name: A cloud VM from an imported image (see storage_content), grown to 16G, with keys and a static address
   homeflare.proxmox.vm:
     node: pve1
     vmid: 140
@@ -348,7 +408,13 @@ EXAMPLES = r'''
     ide2: local-lvm:cloudinit
     boot: order=scsi0
     ciuser: debian
-    ipconfig0: ip=dhcp
+    sshkeys:
+      - ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBAuQfmxqzF8WLVHli6orB39yIaEQB6QjJjMYsJB8Z8w ops@laptop
+      - "{{ lookup('ansible.builtin.file', 'files/deploy.pub') }}"
+    ipconfig0: ip=10.0.0.40/24,gw=10.0.0.1
+    nameserver: [10.0.0.53, 10.0.1.53]
+    searchdomain: [lab.example.org]
+    ciupgrade: false
     net0: virtio,bridge=vmbr0
 
 - name: Apply changes parked on the running VM with one reboot
@@ -374,6 +440,8 @@ plan:
     - What the run decided. C(read) is V(found) or V(absent); C(action) V(create), V(update), V(delete), V(power)
       (only the power state changes) or V(none); C(changed) names the drifted options; C(power) is V(start),
       V(stop), V(reboot) or null; C(pending) the keys pending before the run; C(resize) the disks that grow.
+    - With O(migrate=true) and the guest on another node, C(migrate) is the move (C(from), C(to), C(mode)), which
+      comes first; C(changed) then starts with C(node) and C(action) is at least V(update).
   returned: always
   type: dict
   sample: {"read": "found", "action": "update", "changed": ["cores"], "power": null, "pending": [], "resize": []}

@@ -37,6 +37,8 @@ NOT_A_FILE = {
     'node_dns': "/etc/resolv.conf, read by INotify.pm's own reader (read_etc_resolv_conf)",
     'node_time': "the node's time zone and clocks (Time.pm: /etc/timezone and the system time)",
     'node_hosts': '/etc/hosts as text with its digest (Nodes.pm get_etc_hosts)',
+    'storage_content': "a storage's directory listing (the plugins' list_volumes: file names, sizes, times) and the "
+                       "node's storage status (storage_info), no config file",
 }
 
 

@@ -153,6 +153,15 @@ def verify_address(value):
         raise FormatError(f"value does not look like a valid address: {value}")
 
 
+def verify_ip_with_ll_iface(value):
+    """pve-container LXC/Config.pm verify_ip_with_ll_iface: ``fe80:...%<iface>``, else pve_verify_ip."""
+    m = re.match(r"^(fe80:[^%]+)%(.*)$", value)
+    if m and _is_ip(m.group(1)) and re.match(r"^[a-z][a-z0-9_]{1,20}([:\.]\d+)?$", m.group(2), re.I):
+        return
+    if "%" in value or not _is_ip(value):  # Python's ipaddress takes scope ids, PVE's $IPV6RE none
+        raise FormatError("value does not look like a valid IP address")
+
+
 def verify_storage_server(value):
     if not (_is_ip(value) or DNS_RE.match(value)):
         raise FormatError("value does not look like a valid server name or IP address")
@@ -312,6 +321,7 @@ FORMATS = {
     "email-or-username": verify_email_or_username,
     "dns-name": verify_dns_name,
     "address": verify_address,
+    "lxc-ip-with-ll-iface": verify_ip_with_ll_iface,
     "ip": _ip(None, "IP address"),
     "ipv4": _ip(4, "IPv4 address"),
     "ipv6": _ip(6, "IPv6 address"),
@@ -342,6 +352,11 @@ QEMU_HASH_FORMATS = {
     "pve-qm-boot": {
         "legacy": {"type": "string", "pattern": "[acdn]{1,4}", "default_key": 1, "optional": 1},
         "order": {"type": "string", "optional": 1},
+    },
+    # QemuServer.pm $cicustom_fmt
+    "pve-qm-cicustom": {
+        kind: {"type": "string", "format": "pve-volume-id", "optional": 1}
+        for kind in ("meta", "network", "user", "vendor")
     },
     "pve-qm-ipconfig": {
         "ip": {"type": "string", "optional": 1},

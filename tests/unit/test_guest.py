@@ -245,15 +245,22 @@ def test_a_create_posts_once_and_reads_back_what_pve_made_of_it():
     assert client.writes() == []
 
 
-@pytest.mark.parametrize('elsewhere, message', [
-    (ct(node='n2'), r'CT 101 lives on n2, not n1: a migration is not an update. Migrate it \(`pct migrate 101 n1`\)'),
-    (qm(vmid=101, name='db1'), r'vmid 101 is taken by a VM on n1 \(db1\)'),
-])
-def test_a_vmid_used_elsewhere_is_refused_never_absent(elsewhere, message):
-    client = Pve(elsewhere)
-    with pytest.raises(Refused, match=message):
+def test_a_vmid_taken_by_the_other_guest_type_is_refused_never_absent():
+    client = Pve(qm(vmid=101, name='db1'))
+    with pytest.raises(Refused, match=r'vmid 101 is taken by a VM on n1 \(db1\)'):
         run_ct(client, **NEW_CT)
     assert client.writes() == []
+
+
+def test_a_guest_living_on_another_node_is_judged_and_written_there_with_a_warning():
+    client = Pve(ct(node='n2'))
+    result = run_ct(client, memory=1024)
+    assert result['plan']['action'] == 'update' and 'migrate' not in result['plan'], result['plan']
+    assert [(write[0], write[1]) for write in client.writes()] == [('PUT', '/nodes/n2/lxc/101/config')]
+    assert result['object']['node'] == 'n2' and result['object']['memory'] == 1024
+    assert 'CT 101 is declared on n1 but lives on n2' in result['warnings'][0], result['warnings']
+    client.calls = []
+    assert run_ct(client, memory=1024)['changed'] is False and client.writes() == []
 
 
 class CreatedMeanwhile(Pve):

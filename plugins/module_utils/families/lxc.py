@@ -6,7 +6,8 @@
 The option table follows ``POST /nodes/{node}/lxc`` of pve-container 6 (PVE 9). Config keys are
 compared when declared (undeclared is unmanaged); ``ostemplate``, ``storage``, ``pool``, ``password``
 and ``ssh-public-keys`` go with the create only (PVE keeps none of them readable); ``unprivileged``
-and ``arch`` cannot change in place.
+and ``arch`` cannot change in place. ``nameserver`` and ``searchdomain`` are word lists, kept by PVE joined by
+spaces (LXC.pm verify_nameserver_list / verify_searchdomain_list) and compared in order.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -15,7 +16,7 @@ __metaclass__ = type
 
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import Refused
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import (
-    CommentText, Disk, Flag, Integer, Nic, Number, PropertyString, Text, TokenSet, pct_comment)
+    CommentText, Disk, Flag, Integer, Nic, Number, PropertyString, Text, TokenSet, WordList, pct_comment)
 from ansible_collections.homeflare.proxmox.plugins.module_utils.guest import Guest, GuestInfo, check_template_ostype
 
 # How many netN and mpN options the module offers (PVE allows 32 and 256).
@@ -69,6 +70,8 @@ FIELDS = [
     Integer('tty', minimum=0, maximum=6, clear='delete'),
     Text('cmode', choices=['shell', 'console', 'tty'], clear='delete'),
     Text('startup', format='pve-startup-order', clear='delete'),
+    WordList('nameserver', format='lxc-ip-with-ll-iface', clear='delete'),
+    WordList('searchdomain', format='dns-name', clear='delete'),
     TokenSet('tags', separator=';', format='pve-tag', clear='delete'),
     CommentText('description', read_back=pct_comment, max_length=8192, clear='delete'),
     PropertyString('features', keys=FEATURES, clear='delete'),

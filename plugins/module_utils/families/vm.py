@@ -5,7 +5,9 @@
 
 The option table follows ``POST /nodes/{node}/qemu`` of qemu-server 9 (PVE 9). Config keys are
 compared when declared (undeclared is unmanaged); ``clone``, ``full``, ``storage`` and ``pool`` go
-with the create only; ``cipassword`` is sent when declared and never compared (PVE masks it).
+with the create only; ``cipassword`` is sent when declared and never compared (PVE masks it). Cloud-init's
+``sshkeys`` are a set of keys, sent URL-encoded as PVE keeps them (fields.SshKeys); ``nameserver`` and
+``searchdomain`` are word lists as cloud-init splits them (at white space); ``ciupgrade`` unset is PVE's default, 1.
 ``machine`` is not offered: PVE pins the running machine version, so it is not a declarable property.
 A disk's ``import-from`` goes with the disk's creation only (fields.Disk; guest.Guest says so when the
 VM exists).
@@ -15,8 +17,11 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import re
+
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import (
-    BarePropertyString, CommentText, Disk, Flag, Integer, Nic, Number, PropertyString, Text, TokenSet, qm_comment)
+    BarePropertyString, CommentText, Disk, Flag, Integer, Nic, Number, PropertyString, SshKeys, Text, TokenSet,
+    WordList, qm_comment)
 from ansible_collections.homeflare.proxmox.plugins.module_utils.guest import Guest, GuestInfo, check_template_clone
 
 NICS = 8
@@ -66,6 +71,23 @@ TPMSTATE_KEYS = {'file': Text('file'), 'volume': Text('volume'), 'import-from': 
 AGENT_KEYS = dict([(key, Flag(key)) for key in ('enabled', 'freeze-fs', 'fstrim_cloned_disks', 'freeze-fs-on-backup',
                                                 'guest-fsfreeze')] + [('type', Text('type', choices=['virtio', 'isa']))])
 
+# QemuServer.pm $cicustom_fmt: each kind a volume. Cloudinit.pm read_cloudinit_snippets_file wants it in the
+# snippets directory (``<storage>:snippets/<file>``, pve-storage parse_volname), which PVE checks only when it
+# generates the drive (at start): said here before any request.
+CICUSTOM_KEYS = dict((kind, Text(kind, format='pve-volume-id')) for kind in ('meta', 'network', 'user', 'vendor'))
+SNIPPET = re.compile(r'[a-z][a-z0-9\-_.]*[a-z0-9]:snippets/[^/]+', re.I)
+# Cloudinit.pm get_dns_conf: split(/\s+/, ...)
+WHITE_SPACE = re.compile(r'\s+')
+
+
+def snippets_only(pairs):
+    for kind, volume in sorted(pairs.items()):
+        if not SNIPPET.fullmatch(volume):
+            return ('has %s=%s, which is not a snippet: cloud-init reads custom files from a storage\'s snippets '
+                    'directory, <storage>:snippets/<file>' % (kind, volume))
+    return None
+
+
 FIELDS = [
     Text('name', format='dns-name', clear='delete'),
     Integer('clone', minimum=100, maximum=999999999, create_param=True, schema_key=None),
@@ -98,6 +120,12 @@ FIELDS = [
     CommentText('description', read_back=qm_comment, max_length=8192, clear='delete'),
     Text('ciuser', clear='delete'),
     Text('cipassword', secret=True),
+    SshKeys('sshkeys', clear='delete'),
+    WordList('nameserver', format='address', live_split=WHITE_SPACE, clear='delete'),
+    WordList('searchdomain', live_split=WHITE_SPACE, clear='delete'),
+    PropertyString('cicustom', keys=CICUSTOM_KEYS, rule=snippets_only, clear='delete'),
+    Text('citype', choices=['configdrive2', 'nocloud', 'opennebula'], clear='delete'),
+    Flag('ciupgrade', absent_means=True, clear='delete'),
 ] + [Text('ipconfig%d' % index, format='pve-qm-ipconfig', schema_key='ipconfig[n]', clear='delete')
      for index in range(IP_CONFIGS)] + [
     Disk('%s%d' % (bus, index), 'file', keys=DRIVE_KEYS[bus], schema_key='%s[n]' % bus)

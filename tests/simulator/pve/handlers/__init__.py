@@ -16,3 +16,4 @@ from . import certificates  # noqa: F401,E402
 from . import acme  # noqa: F401,E402
 from . import cluster_config  # noqa: F401,E402
 from . import storage_status  # noqa: F401,E402
+from . import migrate  # noqa: F401,E402

@@ -24,10 +24,13 @@ dump_cloudinit_config).
   the node's resolv.conf is used (``node_settings.resolv_conf``, the file ``GET /nodes/{node}/dns`` reads).
 """
 
+import base64
+import binascii
 import hashlib
 import ipaddress
 import json
 import re
+import struct
 import urllib.parse
 
 from ...errors import die, locked
@@ -47,6 +50,57 @@ CLOUDINIT_OPTIONS = ("cicustom", "cipassword", "citype", "ciupgrade", "ciuser", 
 # QemuServer.pm cloudinit_pending_properties: $confdesc_cloudinit (the options above and ipconfigN), name, netN.
 _PENDING_PROPERTY = re.compile(r"^(ci(custom|password|type|user|upgrade)|nameserver|searchdomain|sshkeys|name"
                                r"|ipconfig([0-9]|[12][0-9]|3[01])|net([0-9]|[12][0-9]|3[01]))$")
+
+
+# -- sshkeys ------------------------------------------------------------------------------------------
+
+# OpenSSH 10's sshkey.c key types (PVE 9 runs Debian 13's ssh-keygen, which has no DSA), plain and certificates.
+_SSH_TYPES = ("ssh-ed25519", "ssh-rsa", "ecdsa-sha2-nistp256", "ecdsa-sha2-nistp384", "ecdsa-sha2-nistp521",
+              "sk-ecdsa-sha2-nistp256@openssh.com", "sk-ssh-ed25519@openssh.com")
+SSH_KEY_TYPES = _SSH_TYPES + tuple(t.replace("@openssh.com", "") + "-cert-v01@openssh.com" for t in _SSH_TYPES)
+
+
+def _sshkey_read(text):
+    """sshkey_read: ``<type> <base64>``, the blob's own type name the written one; whether it read a key."""
+    fields = re.split(r"[ \t]+", text, maxsplit=2)
+    if len(fields) < 2 or fields[0] not in SSH_KEY_TYPES:
+        return False
+    try:
+        blob = base64.b64decode(fields[1], validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    if len(blob) < 4:
+        return False
+    (length,) = struct.unpack(">I", blob[:4])
+    return blob[4:4 + length] == fields[0].encode() and len(blob) >= 4 + length
+
+
+def _fingerprints(line):
+    """ssh-keygen -l on a one-line file (do_fingerprint): a comment or blank line is no key; a line that does not
+    read as a key is read again past its first field (authorized_keys options, quoted strings whole)."""
+    line = line.lstrip(" \t")
+    if not line or line.startswith("#"):
+        return False
+    if _sshkey_read(line):
+        return True
+    index, quoted = 0, False
+    while index < len(line) and (quoted or line[index] not in " \t"):
+        if line[index] == "\\" and line[index + 1:index + 2] == '"':
+            index += 1
+        elif line[index] == '"':
+            quoted = not quoted
+        index += 1
+    return _sshkey_read(line[index:].lstrip(" \t"))
+
+
+def validate_ssh_public_keys(encoded):
+    """API2/Qemu.pm create_vm / update_vm_api: ``URI::Escape::uri_unescape($ssh_keys)``, then
+    PVE::Tools::validate_ssh_public_keys: ``ssh-keygen -l`` on every line that is not blank."""
+    for line in urllib.parse.unquote(encoded).split("\n"):
+        if re.match(r"^\s*$", line):
+            continue
+        if not _fingerprints(line):
+            raise die("SSH public key validation error")
 
 
 # -- the [special:cloudinit] section ---------------------------------------------------------------

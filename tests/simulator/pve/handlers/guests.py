@@ -866,6 +866,33 @@ def clone_volume(state, volid, newid, full, target_sid=None, content="images"):
     return f"{sid}:{clone}"
 
 
+# -- migration ----------------------------------------------------------------------------------------
+
+def move_guest(state, vmid, target, relocated=None):
+    """The end of a migration (QemuMigrate / LXC::Migrate phase3): the config file moves to ``target``'s
+    directory, so reads on the source node answer the typed absence from then on. A local storage has the same
+    name on every node and the simulator keeps one volume table per storage, so a volume migrated to its own
+    storage keeps its name; ``relocated`` (volid -> target storage, a ``targetstorage`` map) gets a new volume
+    there, the source's freed, and the config (and pending) values naming it rewritten. Returns old -> new volid."""
+    guest = writable(state.guests[vmid])
+    renamed = {}
+    for volid, target_sid in sorted((relocated or {}).items()):
+        info = volume(state, volid) or {"size": 0, "content": "images", "format": None}
+        fmt = info.get("format") if state.storage_config(target_sid)["type"] in FILE_STORAGES else None
+        renamed[volid] = alloc_volume(state, target_sid, vmid, info["size"], info["content"], fmt=fmt,
+                                      prefix="subvol" if info.get("format") == "subvol" else "vm")
+        free_volume(state, volid)
+    if renamed:  # a volid is a whole property-string value: at the start, or after "=", up to "," or the end
+        pattern = re.compile(r"(?<![^,=])(%s)(?=,|$)" % "|".join(re.escape(volid) for volid in renamed))
+        for table in (guest["config"], guest["pending"]):
+            for key, value in list(table.items()):
+                if isinstance(value, str):
+                    table[key] = pattern.sub(lambda m: renamed[m.group(1)], value)
+    guest["node"] = target
+    reload(guest)
+    return renamed
+
+
 # -- status figures -------------------------------------------------------------------------------
 
 def uptime(guest):

@@ -205,6 +205,10 @@ def update_pct_config(state, guest, vmid, params, delete=(), revert=()):
                     raise die(f"storage '{sid}' does not allow content type 'rootdir' (Container)")
         elif key == "unprivileged":
             raise die(f"unable to modify read-only option: '{key}'")
+        elif key in ("nameserver", "searchdomain"):
+            # LXC.pm verify_nameserver_list / verify_searchdomain_list: the schema checked each address; the
+            # list is kept joined by spaces
+            value = " ".join(split_list(value))
         elif key == "tags":
             value = g.get_unique_tags(state, value)
         guest["pending"][key] = value

@@ -551,6 +551,8 @@ def create(ctx, p):
         raise die("restore is not simulated")
     for key in ("bwlimit", "force", "start", "ha-managed", "unique", "live-restore", "import-working-storage"):
         params.pop(key, None)
+    if params.get("sshkeys") is not None:
+        ci.validate_ssh_public_keys(params["sshkeys"])
     pool = params.pop("pool", None)
     storage = params.pop("storage", None)
     if pool is not None:
@@ -693,6 +695,8 @@ def _update(ctx, p, sync):
               if k not in ("node", "vmid", "digest", "background_delay", "skip_cloud_init", "import-working-storage",
                            "skiplock", "delete", "revert", "force")}
     g.root_only(ctx, p, "skiplock")
+    if params.get("sshkeys") is not None:
+        ci.validate_ssh_public_keys(params["sshkeys"])
     if not p.get("delete") and not p.get("revert") and not params:
         raise die("no options specified")
     _resolve_cdrom(params)
