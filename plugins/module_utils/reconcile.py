@@ -451,8 +451,7 @@ class Family(Task):
             if value is not None:
                 declared[field.option] = field.declared(value)
         state = params.get('state', 'present')
-        if state == 'absent' and self.retain and not params.get('confirm_removal'):
-            raise Refused('%s holds data: state=absent also needs confirm_removal=true' % self.describe(ident))
+        self.check_removal_confirmed(ident, state, params)
         if self.type_rules:
             self.type_rules.check(self.fields, declared, state)
         settle = params.get('settle_timeout')
@@ -464,6 +463,11 @@ class Family(Task):
         if settle is not None and settle < 0:
             raise DeclarationError('option settle_timeout: %r is below the minimum 0' % settle)
         return declaration
+
+    def check_removal_confirmed(self, ident, state, params):
+        """A family that holds data removes an object only with confirm_removal=true."""
+        if state == 'absent' and self.retain and not params.get('confirm_removal'):
+            raise Refused('%s holds data: state=absent also needs confirm_removal=true' % self.describe(ident))
 
     def managed(self, declaration):
         """Fields compared in this run: declared ones, and undeclared ones that mean a default (of those the

@@ -342,8 +342,7 @@ class StorageContentFamily(Family):
         declared_name = self.option(fields, params, 'filename') or None
         ident['filename'] = self.check_filename(ident['content'], source, values, declared_name)
         ident['node'] = self.option(fields, params, 'node') or None
-        if state == 'absent' and self.retain and not params.get('confirm_removal'):
-            raise Refused('%s holds data: state=absent also needs confirm_removal=true' % self.describe(ident))
+        self.check_removal_confirmed(ident, state, params)
         declaration = Declaration(ident, values, state, params.get('task_timeout') or self.task_timeout,
                                   controls=dict(replace=bool(params.get('replace'))))
         declaration.source = source
