@@ -376,12 +376,16 @@ def test_move_volume_to_another_container_refusals(sim, form, arrange, expected)
 
 # -- cloud-init -----------------------------------------------------------------------------------------------
 
+# a real key with a comment, as PVE keeps it in the config (URI-encoded)
+ENCODED_KEY = ("ssh-ed25519%20AAAAC3NzaC1lZDI1NTE5AAAAIBAuQfmxqzF8WLVHli6orB39yIaEQB6QjJjMYsJB8Z8w"
+               "%20me%40laptop%0A")
+
+
 def cloudinit_vm(sim, **extra):
     """A VM created through the API with a cloud-init drive (so it has its volume), then started."""
     form = dict({"vmid": 300, "name": "web", "scsi0": "local-lvm:8", "ide2": "local-lvm:cloudinit",
                  "net0": f"virtio={MAC},bridge=vmbr0", "ipconfig0": "ip=192.0.2.10/24,gw=192.0.2.1",
-                 "ciuser": "admin", "sshkeys": "ssh-ed25519%20AAAAC3NzaC1lZDI1NTE5AAAAIBAuQfmxqzF8WLVHli6orB39yIaEQB6QjJjMYsJB8Z8w"
-        "%20me%40laptop%0A"}, **extra)
+                 "ciuser": "admin", "sshkeys": ENCODED_KEY}, **extra)
     run(sim, "POST", "/nodes/node1/qemu", form)
     run(sim, "POST", "/nodes/node1/qemu/300/status/start")
 
@@ -390,8 +394,7 @@ def test_cloudinit_pending_lists_what_the_drive_does_not_carry_yet(sim):
     cloudinit_vm(sim)
     path = "/nodes/node1/qemu/300/cloudinit"
     assert ok(sim, "GET", path) == [
-        {"key": "ciuser", "value": "admin"}, {"key": "sshkeys", "value": "ssh-ed25519%20AAAAC3NzaC1lZDI1NTE5AAAAIBAuQfmxqzF8WLVHli6orB39yIaEQB6QjJjMYsJB8Z8w"
-        "%20me%40laptop%0A"}]
+        {"key": "ciuser", "value": "admin"}, {"key": "sshkeys", "value": ENCODED_KEY}]
     assert "local-lvm:vm-300-cloudinit" in volids(sim, "local-lvm")
     # live changes on the running VM: a changed, an added and a deleted option, and a changed NIC address; the
     # password is not recorded (update_vm_api writes it into the config, not through [PENDING])
@@ -399,8 +402,7 @@ def test_cloudinit_pending_lists_what_the_drive_does_not_carry_yet(sim):
                                                     "delete": "sshkeys", "ipconfig0": "ip=dhcp", "cipassword": "pw"})
     assert sim.state.guests[300]["cloudinit"] == {"added": "searchdomain", "ciuser": "admin",
                                                   "ipconfig0": "ip=192.0.2.10/24,gw=192.0.2.1",
-                                                  "sshkeys": "ssh-ed25519%20AAAAC3NzaC1lZDI1NTE5AAAAIBAuQfmxqzF8WLVHli6orB39yIaEQB6QjJjMYsJB8Z8w"
-        "%20me%40laptop%0A"}
+                                                  "sshkeys": ENCODED_KEY}
     assert ok(sim, "GET", path) == [
         {"key": "searchdomain", "pending": "example.org"},
         {"key": "cipassword", "value": "**********"},
