@@ -220,6 +220,12 @@ class PasswordTicket:
         return PasswordTicket(self.user, self._password)
 
 
+def is_root_login(credentials):
+    """Whether requests go as root@pam itself (a password login): what PVE's ``$authuser eq 'root@pam'`` checks
+    allow. An API token never is, not even one of root@pam's (its authid is root@pam!<name>)."""
+    return isinstance(credentials, PasswordTicket) and credentials.user == 'root@pam'
+
+
 class OpenBaoSettings:
     """Where OpenBao is and how to log in, after the bao CLI's environment precedence."""
 

@@ -54,6 +54,9 @@ class Field:
                    its size changes, so a declared min_size goes with every size write).
     ``create_param`` a parameter of the create call that PVE keeps nowhere readable (a container's template, the
                    pool a guest joins): sent on create when declared, never read or compared.
+    ``root_only``  a value only root@pam may write (qemu-server's check_vm_modify_config_perm): a function of the
+                   canonical value that says why (``a host PCI device by id``), or None for a value anyone with the
+                   privilege may write. The family refuses such a write for any other credential (Guest.check_plan).
 
     PVE's rules for a value, copied from the official schema (``formats.py`` says how they are kept
     in step with it): ``format`` (a schema format name), ``pattern`` (the schema's pattern, matched
@@ -68,7 +71,7 @@ class Field:
     def __init__(self, wire, option=None, default=UNMANAGED, create_only=False, secret=False, clear='empty',
                  choices=None, pattern=None, required=False, minimum=None, maximum=None, normalise=None,
                  absent_means=MISSING, format=None, min_length=None, max_length=None, schema_key=MISSING,
-                 always_send=False, create_param=False, send_with=(), delete_param=False):
+                 always_send=False, create_param=False, send_with=(), delete_param=False, root_only=None):
         if absent_means is not MISSING:
             self.unset = absent_means
         self.wire = wire
@@ -89,6 +92,7 @@ class Field:
         self.send_with = tuple(send_with)
         self.delete_param = delete_param
         self.create_param = create_param
+        self.root_only = root_only
         self.required = required
         self.minimum = minimum
         self.maximum = maximum

@@ -153,6 +153,29 @@ def _startup_order(text):
     return all(re.fullmatch(r'(order=)?\d+|up=\d+|down=\d+', part) for part in text.split(',') if part.strip())
 
 
+def _cpuset(text):
+    """pve-common CpuSet.pm parse_cpuset: comma-separated ids and rising ranges (Perl's split drops trailing empty
+    fields)."""
+    parts = text.split(',')
+    while parts and parts[-1] == '':
+        parts.pop()
+    for part in parts:
+        found = re.fullmatch(r'\s*(\d+)(?:-(\d+))?\s*', part)
+        if not found or (found.group(2) is not None and int(found.group(2)) < int(found.group(1))):
+            return False
+    return True
+
+
+HOTPLUG_FEATURES = ('network', 'disk', 'cpu', 'memory', 'usb', 'cloudinit')
+
+
+def _hotplug_features(text):
+    """qemu-server QemuServer.pm parse_hotplug_features: 0, 1 (the default set) or a list of features."""
+    if text in ('0', '1'):
+        return True
+    return all(feature in HOTPLUG_FEATURES for feature in re.split(r'[,;\s]+', text) if feature)
+
+
 def _key_values(keys, default_key=None):
     """A property string of the given keys, each once, the default key possibly bare; ``keys`` maps a key to
     a pattern its value must match (None: any value)."""
@@ -256,6 +279,10 @@ FORMATS = dict((fmt.name, fmt) for fmt in [
            '[,reported-model=<model>]'),
     Format('pve-qm-boot', _key_values({'order': None, 'legacy': '[acdn]{1,4}'}, 'legacy'),
            'order=<device>[;<device>...] (or the legacy [acdn]{1,4})'),
+    # qemu-server QemuServer.pm pve_verify_cpuset (pve-common's CpuSet) and pve_verify_hotplug_features.
+    Format('pve-cpuset', _cpuset, 'host CPU ids and ranges, such as 0,5,8-11'),
+    Format('pve-hotplug-features', _hotplug_features,
+           "0, 1 or a list of network, disk, cpu, memory, usb and cloudinit"),
     Format('pve-qm-ipconfig', _key_values(dict.fromkeys(('ip', 'gw', 'ip6', 'gw6'))),
            'ip=<IPv4/CIDR|dhcp>[,gw=<IPv4>][,ip6=<IPv6/CIDR|auto|dhcp>][,gw6=<IPv6>]'),
 ])

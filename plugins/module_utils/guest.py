@@ -23,6 +23,11 @@ only grow (``resize``), a template that is never swapped, power states acted on 
 parks until the next restart, reported as ``pending`` and applied by one reboot when asked. A disk imported
 from an image (``import-from``) is imported once, when it is created, and grown to a declared size by a resize
 in the same run; on a disk that exists the source is never compared, and a warning says so.
+
+``template: true`` converts a stopped guest into a template once (``POST .../{vmid}/template``, a task, after any
+config write); a template is judged like any guest but never started, and a template is never turned back (PVE
+has no way back: its disks are base volumes linked clones share). A value only root@pam may write (a field's
+``root_only``: a host device, ``affinity``, a hook script) is refused, in check mode too, for any other credential.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -32,6 +37,7 @@ __metaclass__ = type
 import re
 
 from ansible_collections.homeflare.proxmox.plugins.module_utils.api import item_path
+from ansible_collections.homeflare.proxmox.plugins.module_utils.credentials import is_root_login
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import (
     ApiError, DeclarationError, NotConverged, Refused, TaskFailed, Unreadable)
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Disk, Integer, Text
@@ -191,9 +197,18 @@ class Guest(Family):
             raw.ha = self.sid(declaration.ident) in [
                 row.get('sid') for row in client.get('/cluster/ha/resources', params=dict(type=HA_TYPE[self.kind]),
                                                      role=self.read_role) or []]
-        if moves or declaration.state in NEEDS_STATUS or declaration.controls.get('reboot_if_pending'):
+        if (moves or declaration.state in NEEDS_STATUS or declaration.controls.get('reboot_if_pending')
+                or self.converts(declaration, raw)):
             raw.status = self.read_status(client, self.located(declaration.ident, raw))
         return raw
+
+    @staticmethod
+    def is_template(raw):
+        return str(raw.get('template', '0')) == '1'
+
+    def converts(self, declaration, raw):
+        """Whether this run converts the found guest into a template (template: true, and it is none yet)."""
+        return bool(declaration.values.get('template')) and not absent(raw) and not self.is_template(raw)
 
     def read_config(self, client, ident, rereading=False):
         try:
@@ -273,6 +288,7 @@ class Guest(Family):
             self.refuse_delete(declaration, raw)
             return GuestPlan('found', 'delete', [], pending=sorted(raw.pending))
         self.check_template(declaration, raw)
+        self.refuse_template_change(declaration, raw)
         the_plan = field_plan(self, declaration, raw)
         current = self.current(raw)
         resize, grow_only = [], []
@@ -294,6 +310,50 @@ class Guest(Family):
         if self.moves(declaration, raw):
             planned.moving(dict(self.move_mode(raw), to=declaration.ident['node']))
         return planned
+
+    def refuse_template_change(self, declaration, raw):
+        """What PVE refuses of templates, said before anything is written (check mode too)."""
+        what = self.describe(self.located(declaration.ident, raw))
+        if self.is_template(raw) and declaration.values.get('template') is False:
+            raise Refused('%s is a template, and PVE has no way back from a template to a guest (its disks are base '
+                          'volumes that linked clones share). Declare template: true, or clone it into a new guest '
+                          '(clone: %s). Nothing was written.' % (what, declaration.ident['vmid']))
+        if self.is_template(raw) and declaration.state in ('started', 'restarted'):
+            raise Refused("%s is a template, which PVE never starts (you can't start a vm if it's a template): "
+                          "declare state: present or stopped. Nothing was written." % what)
+        if self.converts(declaration, raw) and raw.status == 'running':
+            raise Refused("%s is running, and PVE converts a guest to a template only when it is stopped (you can't "
+                          "convert a %s to template if the %s is running). Stop it first (state: stopped), then "
+                          "declare template: true. Nothing was written." % (what, self.label, self.label))
+
+    def check_declaration(self, declaration):
+        super(Guest, self).check_declaration(declaration)
+        if declaration.values.get('template') and declaration.state in ('started', 'restarted'):
+            raise DeclarationError('option state: %s, but template: true: PVE never starts a template; declare state: '
+                                   'present or stopped' % declaration.state)
+
+    def check_plan(self, client, declaration, raw, the_plan):
+        """Values only root@pam may write (qemu-server API2/Qemu.pm check_vm_modify_config_perm and its device
+        checks: "only root can set '<option>' config"), in the write planned or in the value it replaces, are refused
+        for any other credential: an API token never is root@pam."""
+        if is_root_login(getattr(client, 'credentials', None)):
+            return
+        by_option = dict((field.option, field) for field in self.fields)
+        current = {} if absent(raw) else self.current(raw)
+        reasons = []
+        for option in the_plan.changed:
+            field = by_option.get(option)
+            if field is None or field.root_only is None:
+                continue
+            why = field.root_only(declaration.values.get(option)) or field.root_only(current.get(option))
+            if why:
+                reasons.append('%s (%s)' % (option, why))
+        if reasons:
+            raise Refused("%s: PVE lets only root@pam itself write %s (\"only root can set ... config\"), and this "
+                          "connection is not root@pam with a password (an API token never is). Connect as api_user: "
+                          "root@pam with api_password for this guest, or set it with `%s set %s` on the node. Nothing "
+                          "was written." % (self.describe(self.located(declaration.ident, raw)), ', '.join(reasons),
+                                            'qm' if self.kind == 'qemu' else 'pct', declaration.ident['vmid']))
 
     def move_mode(self, raw):
         """{from, mode} of the move: PVE's own words for how a guest in this state migrates."""
@@ -507,6 +567,7 @@ class Guest(Family):
         """POST the create (or the clone of ``clone``) and wait for its task; True for a clone."""
         ident = declaration.ident
         form = create_form(self, declaration)
+        form.pop('template', None)  # converted once the guest exists (convert_to_template)
         source = form.pop('clone', None)
         if source is None:
             form.pop('full', None)
@@ -547,6 +608,8 @@ class Guest(Family):
             if not cloned:
                 # imported disks, to their declared size
                 self.grow(client, declaration, declaration.ident, the_plan.resize, result)
+                if declaration.values.get('template'):
+                    self.convert_to_template(client, declaration, declaration.ident, result)
                 raw = self.read_back(client, declaration.ident, 'stopped')
                 verify(self, declaration, Plan('absent', 'create', the_plan.changed), raw)
                 return raw
@@ -560,15 +623,22 @@ class Guest(Family):
         """One PUT of the drifted keys (with the digest), then one resize per disk that grows (as judged); returns
         the read-back."""
         where = self.located(declaration.ident, raw)
-        sets = [option for option in the_plan.changed if option not in the_plan.grow_only]
+        sets = [option for option in the_plan.changed if option not in the_plan.grow_only and option != 'template']
         if sets:
             form = update_form(self, declaration, sets, raw)
             form['digest'] = raw.digest
             self.wait(client, declaration, result, client.put(self.path(where) + '/config', form, role=self.write_role))
         self.grow(client, declaration, where, the_plan.resize, result)
+        if 'template' in the_plan.changed:
+            self.convert_to_template(client, declaration, where, result)
         after = self.read_back(client, where, raw.status)
         verify(self, declaration, Plan('found', 'update', the_plan.changed), after)
         return after
+
+    def convert_to_template(self, client, declaration, where, result):
+        """The one-way conversion (qemu-server's and pve-container's ``template`` handlers), waited for: last, so
+        the config and the disks are written while they still may be."""
+        self.wait(client, declaration, result, client.post(self.path(where) + '/template', {}, role=self.write_role))
 
     def grow(self, client, declaration, where, resize, result):
         """One resize per (disk, size) of the guest living at ``where``, each waited for."""

@@ -215,6 +215,12 @@ options:
     description:
       - Network device 7, as O(net0).
     type: str
+  template:
+    description:
+      - V(true) converts the stopped container into a template once (C(POST .../template), a task, after any config
+        write); a template is never started, and V(false) on a template is refused (PVE has no way back). A running
+        container is not converted. Unset is unmanaged.
+    type: bool
 seealso:
   - module: homeflare.proxmox.vm
   - module: homeflare.proxmox.lxc_info

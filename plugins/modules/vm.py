@@ -27,7 +27,16 @@ description:
     and is read back and judged again; a key PVE stored differently fails the task naming it.
   - Disks only grow, through C(resize). A smaller disk, another storage or volume, another template,
     a new vmid for a name that exists, a VM under the vmid with another O(name) - refused at plan time (check mode
-    too). C(machine) is not offered (PVE pins the running machine version).
+    too). O(machine) is the configured machine type; the version a running VM was started with is PVE's.
+  - Passthrough is declared by mapping name (M(homeflare.proxmox.hardware_mapping)) - O(hostpci0) C(mapping=gpu),
+    O(usb0) C(mapping=keyboard) - which an API token may use given C(Mapping.Use) on C(/mapping/...). A mapping
+    that neither exists nor is declared in the same M(homeflare.proxmox.declare) is refused before the write (PVE
+    would only fail at the next start). A device by host id, a host serial device, a PCI C(romfile), O(affinity)
+    and O(hookscript) are root@pam's alone (PVE says C(only root can set ... config)); their write, or a change to
+    such a value the VM has, is refused (check mode too) for any credential but O(api_user=root@pam) with a
+    password. A VM whose live values already match is adopted by a token as usual.
+  - O(template=true) converts the stopped VM into a template once (a task, after any config write); a template is
+    never started and never turned back (refused). A running VM is not converted (stop it first).
   - A disk may be created from a disk image, C(<storage>:0,import-from=<source>) (PVE's syntax) - a volume of
     content C(import) on a storage (a cloud image downloaded or uploaded with M(homeflare.proxmox.storage_content))
     or another guest's disk. The import happens when the disk is created (with the VM, or a disk added later) and
@@ -363,6 +372,206 @@ options:
   net7:
     description:
       - Network device 7, as O(net0).
+    type: str
+  vga:
+    description:
+      - The display, C([type=]<std|qxl|virtio|serial0|...>[,memory=<MiB>][,clipboard=vnc]), compared as pairs.
+    type: str
+  machine:
+    description:
+      - The QEMU machine, C([type=]<q35|pc|pc-q35-9.2+pve1|...>[,viommu=<intel|virtio>][,enable-s3=1]...),
+      - compared as pairs.
+    type: str
+  affinity:
+    description:
+      - Host CPUs the VM runs on, C(0,5,8-11), compared as a set of CPUs (V(0,1,2,3) is V(0-3)).
+      - Only root@pam may set it (see the description).
+    type: str
+  hotplug:
+    description:
+      - Hotplug features, a list of C(network), C(disk), C(cpu), C(memory), C(usb), C(cloudinit), or V(0) for
+      - none; compared as a set. V(1) and unset mean PVE's default, V(network,disk,usb).
+    type: str
+  hookscript:
+    description:
+      - A hook script, a snippet volume C(<storage>:snippets/<file>). Only root@pam may set it.
+    type: str
+  template:
+    description:
+      - V(true) converts the VM into a template once (C(POST .../template)); V(false) on a template is
+      - refused (PVE has no way back). Unset is unmanaged.
+    type: bool
+  hostpci0:
+    description:
+      - PCI passthrough 0, C(mapping=<name>[,pcie=1][,x-vga=1][,rombar=0]...) or, as root@pam only,
+      - C([host=]<bus:dev.func>), compared as pairs. Exactly one of C(host) and C(mapping).
+    type: str
+  hostpci1:
+    description:
+      - PCI passthrough 1, as O(hostpci0).
+    type: str
+  hostpci2:
+    description:
+      - PCI passthrough 2, as O(hostpci0).
+    type: str
+  hostpci3:
+    description:
+      - PCI passthrough 3, as O(hostpci0).
+    type: str
+  hostpci4:
+    description:
+      - PCI passthrough 4, as O(hostpci0).
+    type: str
+  hostpci5:
+    description:
+      - PCI passthrough 5, as O(hostpci0).
+    type: str
+  hostpci6:
+    description:
+      - PCI passthrough 6, as O(hostpci0).
+    type: str
+  hostpci7:
+    description:
+      - PCI passthrough 7, as O(hostpci0).
+    type: str
+  hostpci8:
+    description:
+      - PCI passthrough 8, as O(hostpci0).
+    type: str
+  hostpci9:
+    description:
+      - PCI passthrough 9, as O(hostpci0).
+    type: str
+  hostpci10:
+    description:
+      - PCI passthrough 10, as O(hostpci0).
+    type: str
+  hostpci11:
+    description:
+      - PCI passthrough 11, as O(hostpci0).
+    type: str
+  hostpci12:
+    description:
+      - PCI passthrough 12, as O(hostpci0).
+    type: str
+  hostpci13:
+    description:
+      - PCI passthrough 13, as O(hostpci0).
+    type: str
+  hostpci14:
+    description:
+      - PCI passthrough 14, as O(hostpci0).
+    type: str
+  hostpci15:
+    description:
+      - PCI passthrough 15, as O(hostpci0).
+    type: str
+  usb0:
+    description:
+      - USB device 0, C(mapping=<name>[,usb3=1]), C(spice), or, as root@pam only, C(host=<vendor:product>)
+      - or C(host=<bus-port>); compared as pairs.
+    type: str
+  usb1:
+    description:
+      - USB device 1, as O(usb0).
+    type: str
+  usb2:
+    description:
+      - USB device 2, as O(usb0).
+    type: str
+  usb3:
+    description:
+      - USB device 3, as O(usb0).
+    type: str
+  usb4:
+    description:
+      - USB device 4, as O(usb0).
+    type: str
+  usb5:
+    description:
+      - USB device 5, as O(usb0).
+    type: str
+  usb6:
+    description:
+      - USB device 6, as O(usb0).
+    type: str
+  usb7:
+    description:
+      - USB device 7, as O(usb0).
+    type: str
+  usb8:
+    description:
+      - USB device 8, as O(usb0).
+    type: str
+  usb9:
+    description:
+      - USB device 9, as O(usb0).
+    type: str
+  usb10:
+    description:
+      - USB device 10, as O(usb0).
+    type: str
+  usb11:
+    description:
+      - USB device 11, as O(usb0).
+    type: str
+  usb12:
+    description:
+      - USB device 12, as O(usb0).
+    type: str
+  usb13:
+    description:
+      - USB device 13, as O(usb0).
+    type: str
+  serial0:
+    description:
+      - Serial port 0, V(socket) (a unix socket, C(qm terminal)) or, as root@pam only, a host device
+      - C(/dev/ttyS0).
+    type: str
+  serial1:
+    description:
+      - Serial port 1, as O(serial0).
+    type: str
+  serial2:
+    description:
+      - Serial port 2, as O(serial0).
+    type: str
+  serial3:
+    description:
+      - Serial port 3, as O(serial0).
+    type: str
+  numa0:
+    description:
+      - NUMA node 0 of the guest, C(cpus=<id[-id];...>[,hostnodes=...][,memory=<MiB>][,policy=bind]),
+      - compared as pairs. Needs O(numa=true) to take effect.
+    type: str
+  numa1:
+    description:
+      - NUMA node 1, as O(numa0).
+    type: str
+  numa2:
+    description:
+      - NUMA node 2, as O(numa0).
+    type: str
+  numa3:
+    description:
+      - NUMA node 3, as O(numa0).
+    type: str
+  numa4:
+    description:
+      - NUMA node 4, as O(numa0).
+    type: str
+  numa5:
+    description:
+      - NUMA node 5, as O(numa0).
+    type: str
+  numa6:
+    description:
+      - NUMA node 6, as O(numa0).
+    type: str
+  numa7:
+    description:
+      - NUMA node 7, as O(numa0).
     type: str
 seealso:
   - module: homeflare.proxmox.lxc

@@ -256,6 +256,23 @@ def verify_startup_order(value):
             raise FormatError("unable to parse startup options")
 
 
+def verify_cpuset(value):
+    """qemu-server QemuServer.pm pve_verify_cpuset over pve-common CpuSet.pm parse_cpuset."""
+    for part in perl_split_fields(value, ","):
+        m = re.match(r"^\s*(\d+)(?:-(\d+))?\s*$", part)
+        if not m or (m.group(2) is not None and int(m.group(2)) < int(m.group(1))):
+            raise FormatError("unable to parse cpuset option")
+
+
+def verify_hotplug_features(value):
+    """qemu-server QemuServer.pm pve_verify_hotplug_features (parse_hotplug_features: 0, 1 or features)."""
+    if value in ("0", "1"):
+        return
+    for feature in split_list(value):
+        if feature not in ("network", "disk", "cpu", "memory", "usb", "cloudinit"):
+            raise FormatError("unable to parse hotplug option")
+
+
 PRUNE_BACKUPS = {
     "keep-all": {"type": "boolean", "optional": 1},
     "keep-last": {"type": "integer", "minimum": 1, "optional": 1},
@@ -317,6 +334,8 @@ FORMATS = {
                           "value does not look like a valid ha node"),
     "pve-calendar-event": verify_calendar_event,
     "pve-startup-order": verify_startup_order,
+    "pve-cpuset": verify_cpuset,
+    "pve-hotplug-features": verify_hotplug_features,
     "email": verify_email,
     "email-or-username": verify_email_or_username,
     "dns-name": verify_dns_name,

@@ -13,7 +13,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.homeflare.proxmox.plugins.module_utils.api import Member
-from ansible_collections.homeflare.proxmox.plugins.module_utils.credentials import PasswordTicket
+from ansible_collections.homeflare.proxmox.plugins.module_utils.credentials import is_root_login
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import (
     DeclarationError, NotConverged, Refused, Unreadable)
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Field, Text
@@ -220,8 +220,7 @@ class ClusterFamily(Family):
                           "answers for itself only. Declare members[].api_host for it. Nothing was written."
                           % (declaration.ident['name'], ', '.join(unaddressed), ', '.join(
                               '%s %s' % (step['action'], step['node']) for step in the_plan.steps)))
-        credentials = client.credentials
-        if not (isinstance(credentials, PasswordTicket) and credentials.user == 'root@pam'):
+        if not is_root_login(client.credentials):
             raise Refused("cluster '%s': %s. PVE lets only root@pam create or join a cluster (the methods have no "
                           "permissions an API token could be granted): connect with api_user: root@pam and "
                           "api_password. Nothing was written."

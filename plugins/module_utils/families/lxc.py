@@ -75,6 +75,7 @@ FIELDS = [
     TokenSet('tags', separator=';', format='pve-tag', clear='delete'),
     CommentText('description', read_back=pct_comment, max_length=8192, clear='delete'),
     PropertyString('features', keys=FEATURES, clear='delete'),
+    Flag('template', absent_means=False),
     Disk('rootfs', 'volume', tool='pct', keys=ROOTFS_KEYS),
 ] + [Disk('mp%d' % index, 'volume', mount='mp', tool='pct', keys=MP_KEYS, schema_key='mp[n]')
      for index in range(MOUNT_POINTS)] + [

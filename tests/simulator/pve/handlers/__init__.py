@@ -17,3 +17,5 @@ from . import acme  # noqa: F401,E402
 from . import cluster_config  # noqa: F401,E402
 from . import storage_status  # noqa: F401,E402
 from . import migrate  # noqa: F401,E402
+from . import guest_rights  # noqa: F401,E402
+from . import mapping  # noqa: F401,E402

@@ -41,6 +41,7 @@ import time
 from ...errors import ApiError, die, die_at, locked, param_exc, perm_exc
 from ...formats import split_list
 from . import cloudinit as ci
+from . import guest_rights as rights
 from . import guests as g
 from . import storage_content as sc
 from .base import route
@@ -570,6 +571,7 @@ def create(ctx, p):
     if params:
         _resolve_cdrom(params)
         check_storage_access(ctx, params, storage, p.get("import-working-storage"))
+        rights.check_config_perm(ctx, params)
         check_drive_param(state, params)
         for key in [k for k in params if re.match(r"^net\d+$", k)]:
             params[key] = normalised_net(state, params[key])
@@ -716,6 +718,7 @@ def _update(ctx, p, sync):
         if not _option_exists(key):
             raise param_exc({"delete": f"unknown option '{key}'"})
         delete.append(key)
+    rights.check_config_perm(ctx, params, (state.guests.get(vmid) or {}).get("config"), delete)
     check_drive_param(state, params)
     for key in [k for k in params if re.match(r"^net\d+$", k)]:
         params[key] = normalised_net(state, params[key])
