@@ -166,6 +166,10 @@ class Export:
         finder = Finder(client, params.get('workers') or 8)
         found = Found()
         for module, family in modules:
+            left_out = getattr(family, 'left_out', None)  # a module over several families has none of its own
+            if left_out:
+                found.not_exported[module] = left_out
+                continue
             # a module over several scopes (firewall options and rules) exports each scope's objects
             scopes = getattr(family, 'scopes', {None: family})
             # ... and names the scope only where the module takes one (apt_repository tells them apart by identity)

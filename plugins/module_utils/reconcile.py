@@ -252,10 +252,12 @@ class Exporting(Concern):
       None for all}. None: every secret the object's type takes (type_rules), or every secret. {}: none (a
       guest's root password is a create parameter of a create the export never declares);
     * ``unavailable``: an answer that means the service the family lives in is not set up (Ceph not installed):
-      an export reports the family as skipped, naming it, instead of failing. Any other failure still fails.
+      an export reports the family as skipped, naming it, instead of failing. Any other failure still fails;
+    * ``left_out``: why an export declares none of the family's objects (a snapshot is a point in time, not a
+      declaration), reported in its ``not_exported`` instead of reading anything. None: exported.
     """
 
-    DEFAULTS = dict(placeholders=None, unavailable=None)
+    DEFAULTS = dict(placeholders=None, unavailable=None, left_out=None)
 
     def __init__(self, **settings):
         super(Exporting, self).__init__(**settings)
@@ -349,6 +351,7 @@ class Family(Task):
         self.settle = lifecycle.settle
         self.placeholders = exporting.placeholders
         self.unavailable = exporting.unavailable
+        self.left_out = exporting.left_out
         self.type_rules = type_rules
         self.controls = controls or {}
 

@@ -99,8 +99,8 @@ secrets:
             "option": "password"}]
 not_exported:
   description:
-    - Families not exported, each with the reason (Ceph's when Ceph is not installed). Never named C(skipped), which
-      Ansible would read as a skipped task.
+    - Families not exported, each with the reason (Ceph's when Ceph is not installed; snapshots, which are points in
+      time rather than declarations, always). Never named C(skipped), which Ansible would read as a skipped task.
   returned: always
   type: dict
 refused:

@@ -1,5 +1,5 @@
-"""Every cluster family of issue 8, and the guests of issue 10, through ``homeflare.proxmox.declare``: one task
-holding them all.
+"""Every cluster family of issue 8, the guests of issue 10 and their mappings and snapshots (issue 25), through
+``homeflare.proxmox.declare``: one task holding them all.
 
 The objects are those of each family group's own matrix (test_*_families.MATRIX), judged and written
 in declare's dependency order: check-mode create writes nothing → one run creates every object →
@@ -13,13 +13,17 @@ from test_cluster_families import GUESTS as CLUSTER_GUESTS, MATRIX as CLUSTER, S
 from test_firewall_families import MATRIX as FIREWALL, SETUP as FIREWALL_SETUP
 from test_guest_families import MATRIX as GUESTS_MATRIX, seed_guests
 from test_ha_families import GUESTS as HA_GUESTS, MATRIX as HA
+from test_hardware_mapping import MATRIX as MAPPING
 from test_matrix import api
+from test_snapshot_family import MATRIX as SNAPSHOT, SETUP as SNAPSHOT_SETUP
 
 from ansible_collections.homeflare.proxmox.plugins.module_utils.registry import ORDER
 
 MATRIX = dict(ACCESS_NOTIFY, **CLUSTER)
 MATRIX.update(HA)
 MATRIX.update(GUESTS_MATRIX)
+MATRIX.update(MAPPING)
+MATRIX.update(SNAPSHOT)
 MATRIX.update((module, entry) for module, entry in FIREWALL.items() if module in ORDER)
 MODULES = [module for module in ORDER if module in MATRIX]
 REMOVABLE = [module for module in MODULES if MATRIX[module]['absent'] is not None]
@@ -47,7 +51,7 @@ def declare(playbook, key, check=False, diff=False):
 
 
 def test_every_family_through_declare(sim, playbook):
-    api(sim, ACCESS_NOTIFY_SETUP + CLUSTER_SETUP + FIREWALL_SETUP)
+    api(sim, ACCESS_NOTIFY_SETUP + CLUSTER_SETUP + FIREWALL_SETUP + SNAPSHOT_SETUP)
     with sim.state.lock:
         sim.state.guests.update(GUESTS)
     seed_guests(sim)

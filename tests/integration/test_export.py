@@ -13,6 +13,7 @@ from conftest import EXECUTION_PATHS, REPO
 from test_access_notify_families import SETUP as ACCESS_NOTIFY_SETUP
 from test_cluster_families import SETUP as CLUSTER_SETUP
 from test_declare_families import GUESTS, MATRIX as DECLARE_MATRIX, MODULES as DECLARE_MODULES, TOKEN_MADE_BEFORE
+from test_snapshot_family import SETUP as SNAPSHOT_SETUP
 from test_firewall_families import SETUP as FIREWALL_SETUP
 from test_guest_families import seed_guests
 from test_matrix import FAMILIES as FOUNDATION, SETUP as FOUNDATION_SETUP, api
@@ -33,7 +34,7 @@ def populated(sim, playbook):
     """Every PVE family's matrix object, declared in one task (root's password: the OSD needs it), plus a CIFS
     storage made through the API. Returns the declared objects."""
     api(sim, FOUNDATION_SETUP + ACCESS_NOTIFY_SETUP + CLUSTER_SETUP + FIREWALL_SETUP + NETWORK_SETUP +
-        [TOKEN_MADE_BEFORE, CIFS])
+        SNAPSHOT_SETUP + [TOKEN_MADE_BEFORE, CIFS])
     with sim.state.lock:
         sim.state.guests.update(GUESTS)
     seed_guests(sim)
@@ -64,9 +65,11 @@ def test_every_pve_family_exports_as_a_declaration_that_applies_as_a_no_op(sim, 
     # a family whose list carries every managed field is one read (the export's, then declare's own)
     for path in ('/pools', '/access/roles', '/access/groups', '/storage', '/access/acl', '/cluster/ha/rules'):
         assert [entry['path'] for entry in sim.log if entry['method'] == 'GET'].count(path) == 2, path
-    # every declared family is in the export (the applies are not objects)
-    assert set(declared) - set(exported['objects']) == {'network_apply', 'sdn_apply'}, exported['objects'].keys()
-    assert exported['not_exported'] == {}
+    # every declared family is in the export (the applies are not objects; a snapshot is no declaration)
+    assert set(declared) - set(exported['objects']) == {'network_apply', 'sdn_apply', 'snapshot'}, exported['objects']
+    # only the families that are no declaration are left out, each with its reason
+    assert set(exported['not_exported']) == {'snapshot'}, exported['not_exported']
+    assert 'point in time' in exported['not_exported']['snapshot']
     # a guest is its config: nothing that would create, resize, move or power it
     for module in ('lxc', 'vm'):
         for guest in exported['objects'][module]:

@@ -39,6 +39,9 @@ NOT_A_FILE = {
     'node_hosts': '/etc/hosts as text with its digest (Nodes.pm get_etc_hosts)',
     'storage_content': "a storage's directory listing (the plugins' list_volumes: file names, sizes, times) and the "
                        "node's storage status (storage_info), no config file",
+    'snapshot': "the snapshot list qemu-server's snapshot_list (API2/Qemu.pm) and pve-container's build from the "
+                "config's snapshot sections: the parser's text (snaptime) beside values the handler computes "
+                "(vmstate ? 1 : 0, the 'current' row), typed by no one file parser",
 }
 
 

@@ -97,6 +97,8 @@ PVE_FILES = {
     "/cluster/replication": "section-config",
     "/cluster/notifications": "notify",
     "/cluster/acme/plugins": "section-config",
+    # pve-guest-common PVE/Mapping/{PCI,USB,Dir}.pm: each type's file a SectionConfig
+    "/cluster/mapping": "section-config",
     "/cluster/firewall": "firewall",
     "/nodes/{node}/firewall": "firewall",
     # NodeConfig.pm parse_node_config: PVE::JSONSchema::parse_config, as datacenter.cfg

@@ -19,3 +19,4 @@ from . import storage_status  # noqa: F401,E402
 from . import migrate  # noqa: F401,E402
 from . import guest_rights  # noqa: F401,E402
 from . import mapping  # noqa: F401,E402
+from . import snapshots  # noqa: F401,E402
