@@ -65,7 +65,12 @@ options:
     default: 300
   pool:
     description:
-      - The resource pool a new guest joins (sent with the create only; membership is then the pool module's).
+      - The resource pool the guest is a member of, compared with the C(pool) of its row in C(/cluster/resources)
+        (read only when declared; the credential needs C(Pool.Audit) on the pool to see it). V('') means in no pool.
+      - A new guest joins with its create; a found one is moved with one C(PUT /pools) (C(allow-move) out of its
+        present pool), or leaves its pool with C(delete=1) for V('').
+      - Undeclared, membership is unmanaged. Declare a guest's membership here or in the pool's
+        O(homeflare.proxmox.pool#module:members), not both (M(homeflare.proxmox.declare) refuses both).
     type: str
   onboot:
     description: Whether the guest starts at boot. Undeclared is unmanaged.

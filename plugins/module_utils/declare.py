@@ -19,7 +19,7 @@ from ansible.module_utils.errors import UnsupportedError
 
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import (
     BatchFailed, DeclarationError, DriftFound, ProxmoxError)
-from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import absent
+from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import absent, listing_serves
 from ansible_collections.homeflare.proxmox.plugins.module_utils.registry import APPLIERS, FAMILIES
 
 
@@ -165,6 +165,11 @@ class Declare:
                     continue
                 seen[key] = label
                 declared.append(entry)
+        for entry in declared:
+            try:
+                entry.family.check_together(entry.declaration, declared)
+            except ProxmoxError as exc:
+                problems.append('%s: %s' % (entry.label, exc))
         return declared, problems, secrets
 
     def secret_values(self, params):
@@ -218,7 +223,7 @@ class Declare:
                     continue
                 target = entry.family  # the module's family, or the scope's for a scoped module
                 try:
-                    if rows is None:
+                    if rows is None or not listing_serves(family.listing, entry.declaration):
                         entry.raw = target.read(client, entry.declaration)
                     elif target.key(entry.declaration.ident) in rows:
                         entry.raw = rows[target.key(entry.declaration.ident)]

@@ -85,7 +85,8 @@ class GuestRead(dict):
     """A found guest: its config as it will be once pending changes apply (what GET config answers),
     ``running`` (the values in effect now), ``pending`` (key -> pending value, None for a pending delete),
     ``digest``, ``node`` (where it lives, which may not be the declared node) and, when the state or a move
-    needs it, ``status`` (running or stopped); ``ha`` whether HA manages it, read only for a move."""
+    needs it, ``status`` (running or stopped); ``ha`` whether HA manages it, read only for a move; ``pool`` its
+    pool, read only when the declaration names one (PVE keeps membership in user.cfg, not in the guest's config)."""
 
     def __init__(self, effective, running, pending, digest, node):
         super(GuestRead, self).__init__(effective)
@@ -95,6 +96,8 @@ class GuestRead(dict):
         self.node = node
         self.status = None
         self.ha = None
+        # the pool it is a member of ('' for none), read from the cluster's resource list when pool is declared
+        self.pool = None
 
 
 class Vacant(Absent):
@@ -200,7 +203,22 @@ class Guest(Family):
         if (moves or declaration.state in NEEDS_STATUS or declaration.controls.get('reboot_if_pending')
                 or self.converts(declaration, raw)):
             raw.status = self.read_status(client, self.located(declaration.ident, raw))
+        return self.with_pool(client, declaration, raw)
+
+    def with_pool(self, client, declaration, raw):
+        """The found guest with its pool read, when the declaration names one: the resource list's ``pool``
+        (user.cfg's membership; the guest's config has no such key)."""
+        if declaration.values.get('pool') is None or absent(raw):
+            return raw
+        vmid = str(declaration.ident['vmid'])
+        rows = [row for row in cluster_guests(client, self.read_role) if str(row.get('vmid')) == vmid]
+        raw.pool = str(rows[0].get('pool') or '') if rows else ''
         return raw
+
+    def view(self, raw):
+        if getattr(raw, 'pool', None) is None:
+            return raw
+        return dict(raw, pool=raw.pool)
 
     @staticmethod
     def is_template(raw):
@@ -568,6 +586,8 @@ class Guest(Family):
         ident = declaration.ident
         form = create_form(self, declaration)
         form.pop('template', None)  # converted once the guest exists (convert_to_template)
+        if not form.get('pool'):
+            form.pop('pool', None)  # pool: '' is "in no pool", which a new guest is
         source = form.pop('clone', None)
         if source is None:
             form.pop('full', None)
@@ -610,10 +630,10 @@ class Guest(Family):
                 self.grow(client, declaration, declaration.ident, the_plan.resize, result)
                 if declaration.values.get('template'):
                     self.convert_to_template(client, declaration, declaration.ident, result)
-                raw = self.read_back(client, declaration.ident, 'stopped')
+                raw = self.with_pool(client, declaration, self.read_back(client, declaration.ident, 'stopped'))
                 verify(self, declaration, Plan('absent', 'create', the_plan.changed), raw)
                 return raw
-            raw = self.read_back(client, declaration.ident, 'stopped')
+            raw = self.with_pool(client, declaration, self.read_back(client, declaration.ident, 'stopped'))
             the_plan = self.plan(declaration, raw)
         if the_plan.changed:
             return self.update(client, declaration, raw, the_plan, result)
@@ -623,17 +643,32 @@ class Guest(Family):
         """One PUT of the drifted keys (with the digest), then one resize per disk that grows (as judged); returns
         the read-back."""
         where = self.located(declaration.ident, raw)
-        sets = [option for option in the_plan.changed if option not in the_plan.grow_only and option != 'template']
+        sets = [option for option in the_plan.changed
+                if option not in the_plan.grow_only and option not in ('template', 'pool')]
         if sets:
             form = update_form(self, declaration, sets, raw)
             form['digest'] = raw.digest
             self.wait(client, declaration, result, client.put(self.path(where) + '/config', form, role=self.write_role))
         self.grow(client, declaration, where, the_plan.resize, result)
+        if 'pool' in the_plan.changed:
+            self.move_to_pool(client, declaration, raw, where)
         if 'template' in the_plan.changed:
             self.convert_to_template(client, declaration, where, result)
-        after = self.read_back(client, where, raw.status)
+        after = self.with_pool(client, declaration, self.read_back(client, where, raw.status))
         verify(self, declaration, Plan('found', 'update', the_plan.changed), after)
         return after
+
+    def move_to_pool(self, client, declaration, raw, where):
+        """One write of the pool's member list (pve-manager PVE/API2/Pool.pm update_pool): into the declared pool,
+        moved out of its present one (allow-move), or out of its pool for pool: ''."""
+        vmid, wanted, live = str(where['vmid']), declaration.values['pool'], raw.pool or ''
+        if wanted:
+            form = dict(poolid=wanted, vms=vmid)
+            if live:
+                form['allow-move'] = '1'
+        else:
+            form = dict(poolid=live, vms=vmid, delete='1')
+        client.put('/pools', form, role=self.write_role)
 
     def convert_to_template(self, client, declaration, where, result):
         """The one-way conversion (qemu-server's and pve-container's ``template`` handlers), waited for: last, so

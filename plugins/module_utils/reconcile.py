@@ -71,13 +71,15 @@ class Listing:
     """A list endpoint whose rows carry every managed field, so a batch reads a family once.
 
     ``params`` are sent with the GET (``full=1``); ``row`` turns a row into the shape of the item
-    read when the two differ (a role's row holds ``privs`` as a string, its item a map).
+    read when the two differ (a role's row holds ``privs`` as a string, its item a map). ``lacks``: the options the
+    rows do not carry (a pool's members); a declaration managing one is read as an item instead.
     """
 
-    def __init__(self, path, params=None, row=None):
+    def __init__(self, path, params=None, row=None, lacks=()):
         self.path = path
         self.params = params
         self.row = row
+        self.lacks = tuple(lacks)
 
     def read(self, client, family):
         """Rows by identity key (the identity fields' canonical values, in order)."""
@@ -86,6 +88,12 @@ class Listing:
             key = tuple(field.canonical(row.get(field.wire)) for field in family.identity)
             rows[key] = self.row(row) if self.row else row
         return rows
+
+
+def listing_serves(listing, declaration):
+    """Whether a listing's rows carry everything this declaration compares (any listing kind: ``lacks`` is
+    optional)."""
+    return not any(declaration.values.get(option) is not None for option in getattr(listing, 'lacks', ()))
 
 
 class ItemStore:
@@ -282,6 +290,11 @@ class Task:
 
     def key(self, ident):
         return tuple(ident[field.option] for field in self.identity)
+
+    def check_together(self, declaration, entries):
+        """Refuse, in ``declare`` before any request, a declaration that contradicts another one of the same task
+        (``entries``: every valid entry), such as a guest's pool set both on the guest and in the pool's members
+        (DeclarationError)."""
 
     def check_references(self, declaration, raw, batch, client):
         """Refuse, before a create or an update writes anything, a reference to an object that neither exists nor

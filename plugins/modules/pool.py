@@ -16,7 +16,11 @@ description:
     nested pools (V(lab/web), up to three levels) are managed like any other.
   - A nested pool's parent must exist first (declare it earlier in the play or in C(declare)'s list); a pool that still
     has child pools, guests or storages cannot be removed (PVE refuses, naming the first member).
-  - A pool that already matches is adopted with no write. Members are reported, never managed here.
+  - A pool that already matches is adopted with no write.
+  - O(members) declares the pool's guests and storages, compared as sets with the members C(GET /pools?poolid=)
+    lists. Either the pool (O(members)) or the guest (the O(homeflare.proxmox.vm#module:pool) option of
+    M(homeflare.proxmox.vm) and M(homeflare.proxmox.lxc)) is the source of truth for one guest's membership;
+    M(homeflare.proxmox.declare) refuses a guest declared in both places.
 author:
   - homeflare.proxmox contributors (@homeflare)
 extends_documentation_fragment:
@@ -36,6 +40,29 @@ options:
       - The pool's comment. Undeclared means empty, so a comment added by hand is reported as drift.
     type: str
     default: ''
+  members:
+    description:
+      - The pool's members. Undeclared, they are unmanaged (only counted in the result).
+      - The declared guests and storages must be members; a missing one is added with one C(PUT /pools) (with
+        C(allow-move), so a guest in another pool moves here). Others are left as they are unless O(members.exclusive).
+      - Each declared member must exist when the pool is written (PVE would keep the id but list no such member);
+        a guest created in the same run should declare O(homeflare.proxmox.vm#module:pool) itself instead.
+    type: dict
+    suboptions:
+      vms:
+        description: The guests (VMs and containers) by vmid.
+        type: list
+        elements: int
+        default: []
+      storage:
+        description: The storages by id.
+        type: list
+        elements: str
+        default: []
+      exclusive:
+        description: Also remove every member not declared (one C(PUT /pools) with C(delete=1)).
+        type: bool
+        default: false
 seealso:
   - module: homeflare.proxmox.acl
 '''
@@ -53,6 +80,15 @@ EXAMPLES = r'''
     poolid: lab/web
     comment: Web tier
 
+- name: The lab pool holds exactly these guests and storage
+  homeflare.proxmox.pool:
+    poolid: lab
+    comment: Lab guests
+    members:
+      vms: [200, 201]
+      storage: [lab-nfs]
+      exclusive: true
+
 - name: Remove the scratch pool
   homeflare.proxmox.pool:
     poolid: scratch
@@ -61,7 +97,9 @@ EXAMPLES = r'''
 
 RETURN = r'''
 object:
-  description: The pool's managed fields as read after the run (empty when absent), plus C(members), its member count.
+  description:
+    - The pool's managed fields as read after the run (empty when absent), plus C(members), its member count, or
+      with O(members) declared the members themselves (C(vms), C(storage)).
   returned: always
   type: dict
   sample: {"poolid": "lab", "comment": "Lab guests", "members": 0}

@@ -19,6 +19,7 @@ from test_firewall_families import BAD_INPUT as FIREWALL
 from test_guest_cloudinit import BAD_INPUT as GUEST_CLOUDINIT
 from test_guest_families import BAD_INPUT as GUESTS
 from test_guest_hardware import BAD_INPUT as GUEST_HARDWARE
+from test_guest_pools import BAD_INPUT as GUEST_POOLS
 from test_ha_families import BAD_INPUT as HA
 from test_hardware_mapping import BAD_INPUT as HARDWARE_MAPPING
 from test_network_families import BAD_INPUT as NETWORK
@@ -191,7 +192,7 @@ CORPUS = [
 # Each family's own cases live beside its matrix; all of them run here, in the one playbook per path.
 CORPUS += ACCESS_NOTIFY + CLUSTER + CONTENT + FIREWALL + HA + NETWORK + GUESTS + STORAGE_HW + PBS + PBS_ACCESS + PBS_NOTIFY + PBS_JOBS
 CORPUS += DAY0_APT + DAY0_NODE + DAY0_CERTIFICATES + DAY0_CLUSTER
-CORPUS += GUEST_CLOUDINIT + GUEST_HARDWARE + HARDWARE_MAPPING + SNAPSHOT
+CORPUS += GUEST_CLOUDINIT + GUEST_HARDWARE + GUEST_POOLS + HARDWARE_MAPPING + SNAPSHOT
 # The module path refuses with the same family code; what differs there (AnsibleModule's own validation,
 # the shape of a failed result) is proven by every sixteenth case, spread over the families, at a sixteenth
 # of the cost of a module start per case (the firewall's reference and rule refusals run in

@@ -52,7 +52,8 @@ FIELDS = [
     Text('hostname', format='dns-name', max_length=255, clear='delete'),
     Text('ostemplate', max_length=255, create_param=True),
     Text('storage', format='pve-storage-id', create_param=True),
-    Text('pool', format='pve-poolid', create_param=True),
+    # membership, compared when declared ('' = in no pool) and written by PUT /pools, not by the config write
+    Text('pool', format='pve-poolid', clear='empty'),
     Text('password', min_length=5, secret=True),
     Text('ssh-public-keys', create_param=True),
     Flag('unprivileged', create_only=True),

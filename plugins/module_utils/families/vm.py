@@ -207,7 +207,8 @@ FIELDS = [
     Integer('clone', minimum=100, maximum=999999999, create_param=True, schema_key=None),
     Flag('full', create_param=True, schema_key=None),
     Text('storage', format='pve-storage-id', create_param=True),
-    Text('pool', format='pve-poolid', create_param=True),
+    # membership, compared when declared ('' = in no pool) and written by PUT /pools, not by the config write
+    Text('pool', format='pve-poolid', clear='empty'),
     Integer('cores', minimum=1, clear='delete'),
     Integer('sockets', minimum=1, clear='delete'),
     Text('cpu', format='pve-vm-cpu-conf', clear='delete'),
