@@ -13,7 +13,7 @@ short_description: Back up named Proxmox VE guests now (vzdump), optionally only
 version_added: 0.3.0
 description:
   - Runs C(POST /nodes/{node}/vzdump) for the guests in O(vmid) and waits for each task. It is an action, not a
-    declaration. A run that backs something up reports C(changed=true), and there is no O(state).
+    declaration. A run that backs something up reports C(changed=true), and there is no C(state) option.
   - PVE's vzdump backs up only the guests of the node it runs on and silently skips the others. So each guest is
     looked up in C(/cluster/resources) first, and one vzdump runs per node the guests live on (in node order, one
     after the other). A guest that does not exist is refused before anything runs.

@@ -149,6 +149,13 @@ def test_qemu_restore_to_a_new_vmid_rebuilds_the_config_with_new_disks(sim):
     assert "vm-150-disk-0" in sim.state.volumes["local-lvm"]
 
 
+def test_qemu_restore_to_a_storage_without_images_fails_the_task(sim):
+    volid = vz.add_backup(sim.state, "node1", "dirstore", 100, when=int(time.time()) - 60)
+    upid = ok(sim, "POST", "/nodes/node1/qemu", {"vmid": 152, "archive": volid, "storage": "local"})
+    assert task(sim, upid)[0] == "Content type 'images' is not available on storage 'local'"
+    assert 152 not in sim.state.guests
+
+
 def test_qemu_restore_onto_a_used_vmid_needs_force(sim):
     volid = vz.add_backup(sim.state, "node1", "dirstore", 100, when=int(time.time()) - 60)
     assert refused(sim, "POST", "/nodes/node1/qemu", {"vmid": 200, "archive": volid})[:2] == (

@@ -559,6 +559,8 @@ def _restored_line(state, vmid, key, value, storage, unique):
         if is_cdrom(drive) or sid is None:
             return value
         target = storage or sid
+        if "images" not in g.storage_content(state, target)[1]:  # QemuServer.pm $parse_backup_hints' check
+            raise die(f"Content type 'images' is not available on storage '{target}'")
         size = drive.get("size") or int((g.volume(state, drive["file"]) or {}).get("size") or g.GIB)
         drive.pop("format", None)  # format can change on restore
         drive["file"] = g.alloc_volume(state, target, vmid, size, "images")
