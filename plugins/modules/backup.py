@@ -16,7 +16,10 @@ description:
     declaration. A run that backs something up reports C(changed=true), and there is no C(state) option.
   - PVE's vzdump backs up only the guests of the node it runs on and silently skips the others. So each guest is
     looked up in C(/cluster/resources) first, and one vzdump runs per node the guests live on (in node order, one
-    after the other). A guest that does not exist is refused before anything runs.
+    after the other). A guest that does not exist, or (with O(node)) lives on another node, is refused before
+    anything runs; in check mode that is a warning, since an earlier task of the play may create or move it.
+  - In M(homeflare.proxmox.declare) a backup runs like an apply, after every other object is written, so the guests
+    it names may be created in the same task.
   - With O(only_if_older_than), each guest's newest backup on O(storage) (its C(ctime) in the storage's content
     list) is read first; a guest whose newest backup is younger is skipped, and when every guest is skipped nothing
     is written (C(changed=false)). This makes the task safe to repeat, for example before an upgrade.

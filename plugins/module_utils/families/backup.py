@@ -82,7 +82,9 @@ class Backup(Task):
     singleton = True
     listing = None
     collection = None
-    applies = ()
+    # In a declare batch a backup runs like an apply: after every write, so the guests it names exist by then;
+    # the export leaves appliers out (backups are data, not declarations).
+    applies = ('vm', 'lxc')
     read_role = 'read'
     # Backups are listed only to whom may back the guest up (check_volume_access: VM.Backup and
     # Datastore.AllocateSpace), so the content is read with the credential that writes them.
@@ -113,6 +115,9 @@ class Backup(Task):
         spec['task_timeout'] = dict(type='int', default=self.task_timeout)
         spec.update(self.controls)
         return spec
+
+    def key(self, ident):
+        return tuple(ident['vmid'])
 
     def describe(self, ident):
         return 'the backup of guest%s %s' % ('' if len(ident['vmid']) == 1 else 's',
@@ -184,30 +189,59 @@ class Backup(Task):
             due.append(vmid)
         return due
 
-    def runs(self, declaration, raw, due):
-        """One vzdump per node the due guests live on: [{node, vmid}]."""
-        per_node = {}
-        for vmid in due:
-            per_node.setdefault(raw['guests'][vmid]['node'], []).append(vmid)
-        return [dict(node=node, vmid=vmids) for node, vmids in sorted(per_node.items())]
+    def node_of(self, declaration, raw, vmid, batch):
+        """Where a due guest's vzdump runs: where it lives; for one not there yet, the node declared here or the
+        node a guest created in the same declare batch names (None when nothing says)."""
+        guest = raw['guests'].get(vmid)
+        if guest is not None:
+            return guest['node']
+        for entry in batch:
+            if entry.module in self.applies and entry.declaration.ident.get('vmid') == vmid:
+                return declaration.values.get('node') or entry.declaration.ident.get('node')
+        return declaration.values.get('node')
 
     def plan(self, declaration, raw, batch=()):
-        missing = [vmid for vmid, guest in sorted(raw['guests'].items()) if guest is None]
+        """The guests due and one vzdump per node they live on. A guest not in the cluster is due (it has no
+        backup) and refused by preflight, so that in a declare batch a guest created before the backup runs can
+        be backed up."""
+        due = self.due(declaration, raw)
+        per_node = {}
+        for vmid in due:
+            per_node.setdefault(self.node_of(declaration, raw, vmid, batch) or '', []).append(vmid)
+        the_plan = Plan('found', 'backup' if due else 'none', [str(vmid) for vmid in due])
+        the_plan.runs = [dict(node=node or None, vmid=vmids) for node, vmids in sorted(per_node.items())]
+        return the_plan
+
+    def problems(self, declaration, raw, the_plan):
+        """What keeps the planned vzdumps from running: a guest not in the cluster, one on another node than the one
+        declared, a node whose storage is missing, disabled or holds no backups."""
+        problems = []
+        missing = [str(vmid) for vmid in declaration.ident['vmid'] if raw['guests'].get(vmid) is None]
         if missing:
-            raise Refused('%s: no guest %s in the cluster (/cluster/resources). Nothing was backed up.' % (
-                self.describe(declaration.ident), ', '.join(str(vmid) for vmid in missing)))
+            problems.append('no guest %s in the cluster (/cluster/resources)' % ', '.join(missing))
         node = declaration.values.get('node')
         elsewhere = ['%s (on %s)' % (vmid, guest['node']) for vmid, guest in sorted(raw['guests'].items())
-                     if node and guest['node'] != node]
+                     if node and guest and guest['node'] != node]
         if elsewhere:
-            raise Refused("%s: node is '%s', but guest %s lives elsewhere; PVE's vzdump backs up only the guests of "
-                          "the node it runs on (leave node out to back each guest up where it lives). Nothing was "
-                          "backed up." % (self.describe(declaration.ident), node, ', '.join(elsewhere)))
-        due = self.due(declaration, raw)
-        return Plan('found', 'backup' if due else 'none', [str(vmid) for vmid in due])
+            problems.append("node is '%s', but guest %s lives elsewhere: PVE's vzdump backs up only the guests of "
+                            "the node it runs on (leave node out to back each guest up where it lives)"
+                            % (node, ', '.join(elsewhere)))
+        storage = declaration.values['storage']
+        for run in the_plan.runs:
+            if run['node'] not in raw['storages']:
+                continue  # a guest not there yet: its node was not read
+            row = raw['storages'][run['node']]
+            if row is None:
+                problems.append("storage '%s' is not available on node %s" % (storage, run['node']))
+            elif 'backup' not in re.split(r'[,;\s]+', str(row.get('content') or '')):
+                problems.append("storage '%s' does not hold backups (its content is '%s')" % (
+                    storage, row.get('content') or ''))
+            elif str(row.get('enabled', 1)) == '0' or str(row.get('active', 1)) == '0':
+                problems.append("storage '%s' is not enabled and active on node %s" % (storage, run['node']))
+        return sorted(set(problems), key=problems.index)
 
     def check_plan(self, client, declaration, raw, the_plan):
-        """Nothing to refuse beyond what preflight reads."""
+        """Refused in preflight, where check mode makes it a warning (an earlier task may create the guest)."""
 
     def diff(self, declaration, raw, the_plan):
         """Each guest's newest backup time on the storage; a guest due gets a new backup."""
@@ -218,26 +252,16 @@ class Backup(Task):
         return dict(before=before, after=after)
 
     def preflight(self, client, declaration, raw, the_plan, result, check_mode):
-        """The storage must be there, enabled and hold backups on every node a vzdump runs on; in check mode a
-        refusal is a warning (an earlier task of a real run may set the storage up)."""
-        result['runs'] = self.runs(declaration, raw, [int(vmid) for vmid in the_plan.changed])
+        """Refuse a backup that cannot run (see problems); in check mode a refusal is a warning, since an earlier
+        task of a real run may create the guest or set the storage up."""
+        result['runs'] = the_plan.runs
         if the_plan.action == 'none':
             return
-        storage = declaration.values['storage']
-        problems = []
-        for run in result['runs']:
-            row = raw['storages'].get(run['node'])
-            if row is None:
-                problems.append("storage '%s' is not available on node %s" % (storage, run['node']))
-            elif 'backup' not in re.split(r'[,;\s]+', str(row.get('content') or '')):
-                problems.append("storage '%s' does not hold backups (its content is '%s')" % (
-                    storage, row.get('content') or ''))
-            elif str(row.get('enabled', 1)) == '0' or str(row.get('active', 1)) == '0':
-                problems.append("storage '%s' is not enabled and active on node %s" % (storage, run['node']))
+        problems = self.problems(declaration, raw, the_plan)
         if not problems:
             return
         refusal = Refused('%s is not made: %s. Nothing was backed up.' % (self.describe(declaration.ident),
-                                                                          '; '.join(sorted(set(problems)))))
+                                                                          '; '.join(problems)))
         if not check_mode:
             raise refusal
         result['warnings'].append('a real run would refuse now: %s' % refusal)
@@ -245,6 +269,7 @@ class Backup(Task):
     def act(self, client, declaration, raw, the_plan, result):
         """A vzdump per node, each waited for; then the content read again: every guest due has a newer backup."""
         result['tasks'] = []
+        started = int(time.time())
         for run in result['runs']:
             form = self.form(declaration, run['vmid'])
             answer = client.post('/nodes/%s/vzdump' % run['node'], form, role=self.write_role)
@@ -266,7 +291,8 @@ class Backup(Task):
         volumes, missing = {}, []
         for vmid in [int(vmid) for vmid in the_plan.changed]:
             before, now = raw['newest'].get(vmid), after['newest'].get(vmid)
-            if now is None or (before is not None and now['volid'] == before['volid']):
+            # new: another name, or the same name written again (a backup within the second of the last one)
+            if now is None or (before is not None and now['volid'] == before['volid'] and now['ctime'] < started):
                 missing.append(str(vmid))
             else:
                 volumes[str(vmid)] = now['volid']
@@ -300,6 +326,7 @@ class Backup(Task):
         result['not_due'] = [vmid for vmid in declaration.ident['vmid'] if str(vmid) not in the_plan.changed]
         result.setdefault('volumes', {})
         result.setdefault('tasks', [])
+        result.setdefault('runs', the_plan.runs)
         return result
 
     def object_view(self, declaration, raw):
