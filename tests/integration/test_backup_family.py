@@ -145,21 +145,25 @@ def test_refusals_before_any_write(sim, playbook, path):
     assert "does not hold backups" in run.output
 
 
+# (module, args, what the refusal names): the shared corpus' shape (test_bad_input.py CORPUS)
 BAD_INPUT = [
-    (dict(BACKUP, only_if_older_than='yesterday'), "option only_if_older_than: 'yesterday' is not a duration"),
-    (dict(BACKUP, only_if_older_than='0d'), "option only_if_older_than: '0d' is not a duration"),
-    (dict(BACKUP, vmid=[]), 'option vmid: name at least one guest to back up'),
-    (dict(BACKUP, vmid=[42]), "option vmid: '42' is not a valid pve-vmid"),
-    (dict(BACKUP, notes='{{ "{{name}}" }}'), "option notes: '{{name}}' is not a notes template PVE takes (found "
-                                             "unknown: variable 'name' at char 2)"),
-    (dict(BACKUP, task_timeout=0), 'option task_timeout: 0 is below the minimum 1'),
+    ('backup', dict(BACKUP, only_if_older_than='yesterday'),
+     "option only_if_older_than: 'yesterday' is not a duration"),
+    ('backup', dict(BACKUP, only_if_older_than='0d'), "option only_if_older_than: '0d' is not a duration"),
+    ('backup', dict(BACKUP, vmid=[]), 'option vmid: name at least one guest to back up'),
+    ('backup', dict(BACKUP, vmid=[42]), "option vmid: '42' is not a valid pve-vmid"),
+    ('backup', dict(BACKUP, notes='{{ "{{name}}" }}'), "option notes: '{{name}}' is not a notes template PVE takes "
+                                                       "(found unknown: variable 'name' at char 2)"),
+    ('backup', dict(BACKUP, notes='a\\q'), "option notes: 'a\\\\q' is not a notes template PVE takes (found unknown: "
+                                           "escape sequence '\\q' at char 1)"),
+    ('backup', dict(BACKUP, task_timeout=0), 'option task_timeout: 0 is below the minimum 1'),
 ]
 
 
 @pytest.mark.parametrize('path', sorted(EXECUTION_PATHS))
 def test_bad_input_fails_before_any_request(sim, playbook, path):
     seed(sim)
-    for args, message in BAD_INPUT:
+    for _module, args, message in BAD_INPUT:
         run, result = play(sim, playbook, path, args, ok=False)
         assert run.rc != 0 and message in result.get('msg', ''), (sorted(args.items()), result.get('msg'))
         assert sim.log == [], args
