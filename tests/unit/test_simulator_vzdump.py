@@ -209,3 +209,28 @@ def test_a_restore_of_the_wrong_guest_type_fails_the_task(sim):
                                                 "storage": "local-lvm"})
     assert task(sim, upid)[0].startswith("unable to restore CT 260 - ")
     assert 260 not in sim.state.guests
+
+
+def token_with(sim, name, *grants):
+    """A privilege-separated token of ``bk@pve`` with ``grants`` ((path, role) pairs) on the user and the token."""
+    state = sim.state
+    if "bk@pve" not in state.users:
+        state.add_user("bk@pve")
+    secret = state.add_token("bk@pve", name, privsep=1)
+    for path, role in grants:
+        state.set_acl(path, role, users="bk@pve", tokens=f"bk@pve!{name}")
+    return f"bk@pve!{name}", secret
+
+
+def test_vzdump_needs_vm_backup_on_each_guest_and_space_on_the_storage(sim):
+    form = {"vmid": "100", "storage": "dirstore"}
+    nothing = token_with(sim, "nothing")
+    assert refused(sim, "POST", "/nodes/node1/vzdump", form, token=nothing)[:2] == (
+        403, "Permission check failed (/storage/dirstore, Datastore.AllocateSpace)\n")
+    space = token_with(sim, "space", ("/storage/dirstore", "PVEDatastoreUser"))
+    exitstatus, _lines = task(sim, ok(sim, "POST", "/nodes/node1/vzdump", form, token=space))
+    assert exitstatus == "403 Permission check failed (/vms/100, VM.Backup)"  # PVE::Exception stringified
+    backup = token_with(sim, "backup", ("/storage/dirstore", "PVEDatastoreUser"), ("/vms/100", "PVEVMUser"))
+    assert task(sim, ok(sim, "POST", "/nodes/node1/vzdump", form, token=backup))[0] == "OK"
+    assert refused(sim, "POST", "/nodes/node1/vzdump", dict(form, bwlimit=10), token=backup)[:2] == (
+        403, "Permission check failed (/, Sys.Modify)\n")
