@@ -39,6 +39,7 @@ import tarfile
 from ...errors import ApiError, die, die_at, locked, param_exc, perm_exc
 from ...formats import split_list
 from . import guests as g
+from . import vzdump as vz
 from .base import route
 
 TYP = "lxc"
@@ -358,16 +359,133 @@ def _volume_keys(keys):
     return sorted((k for k in keys if MOUNT_KEY.match(k)), key=lambda k: -1 if k == "rootfs" else int(k[2:]))
 
 
+# -- restore (create_vm with restore=1) ------------------------------------------------------------
+
+def _restored_mountpoints(archived, storage):
+    """create_vm's storage-only restore: each volume mount point of the archived config as
+    ``<storage>:<GiB>`` (its size kept), bind and device mount points kept for later."""
+    volumes, delayed = {}, {}
+    for key in _volume_keys(archived):
+        mp = g.parse_ps(_fmt(key), archived[key])
+        if mp.get("volume", "").startswith("/"):
+            if key == "rootfs":
+                raise die("restoring rootfs to bind mount is only possible by specifying -rootfs manually!")
+            delayed[key] = archived[key]
+            continue
+        if mp.get("size") is None:
+            raise die(f"unable to detect disk size - please specify {key} (size)")
+        mp["volume"] = f"{storage}:{mp.pop('size') / g.GIB:g}"
+        volumes[key] = print_mountpoint(key, mp)
+    if "rootfs" not in volumes:
+        raise die("rootfs configuration could not be recovered, please check and specify manually!")
+    return volumes, delayed
+
+
+def restore(ctx, p, params):
+    """API2/LXC.pm create_vm with ``restore=1``, worker ``vzrestore``: the config the archive keeps
+    (``vzdump.archive_config``; recover_config in the task), its volume mount points made again on ``storage``
+    (default ``local``) at their size, the options sent merged over it (restore_configuration; a user other than
+    root@pam gets no raw ``lxc.*`` keys). ``force`` restores over an existing container of this node (its volumes
+    are freed); without it a used vmid fails before the task. Mount points sent with the call, a pipe and PBS are
+    not simulated."""
+    state, node, vmid = ctx.state, p["node"], p["vmid"]
+    old = state.guests.get(vmid)
+    same_exists = old is not None and old["type"] == TYP and old["node"] == node
+    if not (same_exists and p.get("force")):
+        g.check_vmid_unused(state, vmid)
+    else:
+        if old.get("status") == "running":
+            raise die("can't overwrite running container")
+        g.check_protection(old, f"unable to restore CT {vmid}")
+    unprivileged = params.pop("unprivileged", None)
+    pool = params.pop("pool", None)
+    if pool is not None:
+        g.check_pool_exist(state, pool)
+    vz.check_restore_allowed(ctx, vmid, pool, p.get("force"))
+    ostemplate = params.pop("ostemplate")
+    storage = params.pop("storage", "local")
+    if ostemplate == "-":
+        raise die("pipe requires cli environment")
+    if any(MOUNT_KEY.match(k) for k in params):
+        raise ApiError(501, "a restore with mount points given is not simulated", exception=False)
+    vz.check_archive_access(ctx, ostemplate)
+    if state.storage_config(g.parse_volid(ostemplate)[0])["type"] == "pbs":
+        raise ApiError(501, "a restore from a Proxmox Backup Server is not simulated", exception=False)
+    _check_and_activate_storage(ctx, storage, node)
+    emsg = f"unable to restore CT {vmid} -"
+
+    def work(log):
+        try:
+            log.append(f"recovering backed-up configuration from '{ostemplate}'")
+            backup = vz.archive_config(state, ostemplate, node)
+            if backup is None:
+                raise die(f"can't find file '{ostemplate}'")  # Storage.pm abs_filesystem_path
+            if backup["type"] != TYP:
+                raise die(f"'{ostemplate}' is not a container backup (simulated)")
+            archived = dict(backup["config"])
+            was_template = archived.pop("template", None) == "1"
+            keep_unprivileged = unprivileged if unprivileged is not None else archived.get("unprivileged", "0")
+            if keep_unprivileged != "1" and not (same_exists and old["config"].get("unprivileged") != "1"):
+                ctx.access.check(ctx.authid, "/", ["Sys.Modify"])
+            volumes, delayed = _restored_mountpoints(archived, storage)
+            if same_exists:
+                for key, value in list(old["config"].items()):
+                    if MOUNT_KEY.match(key) or key.startswith("unused"):
+                        _free_owned(state, vmid, _volume_of(key, value) if MOUNT_KEY.match(key) else value)
+            guest = g.new_guest(TYP, node)
+            state.guests[vmid] = guest
+            errors = update_pct_config(state, guest, vmid, params)
+            if errors:
+                raise param_exc(errors)
+            conf = guest["config"]
+            for key in _volume_keys(volumes):
+                conf[key] = create_disk(state, vmid, key, volumes[key])
+                log.append(f"{key}: {conf[key]}")
+            log.append(f"restoring '{ostemplate}' now..")
+            log.append("merging backed-up and given configuration..")
+            for key, value in archived.items():
+                if MOUNT_KEY.match(key) or key.startswith("unused") or key in conf:
+                    continue
+                if key.startswith("lxc") and ctx.authid != "root@pam":
+                    continue  # restore_configuration with $restricted
+                if re.match(r"^net\d+$", key) and p.get("unique"):
+                    net = g.parse_ps(_fmt(key), value)
+                    net.pop("hwaddr", None)
+                    value = normalised_net(state, g.print_ps(net, _fmt(key)))
+                conf[key] = value
+            conf["unprivileged"] = keep_unprivileged
+            if conf["unprivileged"] == "0":
+                del conf["unprivileged"]
+            conf.setdefault("hostname", f"CT{vmid}")
+            conf.setdefault("memory", "512")
+            conf.setdefault("swap", "512")
+            conf.update(delayed)
+            g.reload(guest)
+            if was_template:
+                log.append("Convert restored container to template...")
+                make_template(state, guest)
+        except ApiError as err:
+            raise die(f"{emsg} {err.stringify()}") from err
+        g.add_to_pool(state, vmid, pool)
+        g.sync_name(guest, vmid)
+        if p.get("start"):
+            g.start(guest)
+        if p.get("ha-managed"):
+            log.append("Add as HA resource")
+            state.ha_resources[f"ct:{vmid}"] = {"type": "ct", "state": "started" if p.get("start") else "stopped"}
+    return g.run_task(ctx, node, "vzrestore", vmid, work)
+
+
 @route("POST", BASE)
 def create(ctx, p):
-    """API2/LXC.pm create_vm (not a restore)."""
+    """API2/LXC.pm create_vm (a restore: ``restore`` below)."""
     state, node, vmid = ctx.state, p["node"], p["vmid"]
     params = {k: v for k, v in ctx.raw.items() if k not in ("node", "vmid")}
     for key in ("ignore-unpack-errors", "bwlimit", "start", "ha-managed", "force", "unique", "password",
                 "ssh-public-keys"):
         params.pop(key, None)
     if params.pop("restore", None) == "1":
-        raise die("restore is not simulated")
+        return restore(ctx, p, params)
     unprivileged = params.pop("unprivileged", "1")
     if unprivileged == "0":
         ctx.access.check(ctx.authid, "/", ["Sys.Modify"])

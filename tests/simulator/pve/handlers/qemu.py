@@ -44,6 +44,7 @@ from . import cloudinit as ci
 from . import guest_rights as rights
 from . import guests as g
 from . import storage_content as sc
+from . import vzdump as vz
 from .base import route
 
 TYP = "qemu"
@@ -543,13 +544,128 @@ def _resolve_cdrom(params):
         params["ide2"] = value if "media=" in value else value + ",media=cdrom"
 
 
+# -- restore (create_vm with archive) -----------------------------------------------------------
+
+def _restored_line(state, vmid, key, value, storage, unique):
+    """QemuServer.pm restore_update_config_line for one key of the archived config: None drops it. A disk gets
+    a new volume (restore_allocate_devices: the archive's storage unless ``storage``), as large as it was."""
+    if key.startswith("unused") or key in SNAPSHOT_KEYS:
+        return None
+    if DRIVE_KEY.match(key):
+        drive = parse_drive(key, value)
+        if str(drive.get("backup", "1")) == "0":
+            return None  # vzdump left it out ("#" before the line)
+        sid = g.parse_volid(drive.get("file", ""))[0]
+        if is_cdrom(drive) or sid is None:
+            return value
+        target = storage or sid
+        if "images" not in g.storage_content(state, target)[1]:  # QemuServer.pm $parse_backup_hints' check
+            raise die(f"Content type 'images' is not available on storage '{target}'")
+        size = drive.get("size") or int((g.volume(state, drive["file"]) or {}).get("size") or g.GIB)
+        drive.pop("format", None)  # format can change on restore
+        drive["file"] = g.alloc_volume(state, target, vmid, size, "images")
+        return print_drive(key, drive)
+    if re.match(r"^net\d+$", key) and unique:
+        net = g.parse_ps(_fmt(key), value)
+        net["macaddr"] = g.random_mac(state)
+        return g.print_ps(net, _fmt(key))
+    if key == "vmgenid" and value != "0":
+        return g.new_uuid()  # always a new one when the archive had one
+    if key == "smbios1" and unique:
+        smbios = g.parse_ps(_fmt(key), value)
+        smbios["uuid"] = g.new_uuid()
+        return g.print_ps(smbios, _fmt(key))
+    return value
+
+
+def restore(ctx, p, archive, params):
+    """API2/Qemu.pm create_vm with ``archive`` (a storage's vzdump file), worker ``qmrestore``:
+    restore_file_archive rebuilds the VM from the config the archive keeps (``vzdump.archive_config``), the
+    options sent override it (override_conf). ``force`` restores over an existing VM of this node (its disks
+    are freed); without it a used vmid fails before the task. A file path, a pipe, PBS and external backup
+    providers are not simulated."""
+    state, node, vmid, access, authid = ctx.state, p["node"], p["vmid"], ctx.access, ctx.authid
+    for key in ("bwlimit", "force", "start", "ha-managed", "unique", "live-restore", "import-working-storage"):
+        params.pop(key, None)
+    pool, storage, force = params.pop("pool", None), params.pop("storage", None), p.get("force")
+    if pool is not None:
+        g.check_pool_exist(state, pool)
+    if storage is not None:
+        access.check(authid, f"/storage/{storage}", ["Datastore.AllocateSpace"])
+    if p.get("ha-managed"):
+        access.check(authid, "/", ["Sys.Console"])
+    if p.get("start") and not (access.check(authid, f"/vms/{vmid}", ["VM.PowerMgmt"], True)
+                               or (pool and access.check(authid, f"/pool/{pool}", ["VM.PowerMgmt"], True))):
+        raise perm_exc(f"/vms/{vmid}, VM.PowerMgmt")
+    vz.check_restore_allowed(ctx, vmid, pool, force)
+    for key in sorted(params):
+        if DRIVE_KEY.match(key):
+            raise param_exc({key: "option conflicts with option 'archive'"})
+    if archive == "-":
+        raise die("pipe requires cli environment")
+    sid = g.parse_volid(archive)[0]
+    if sid is None:
+        raise ApiError(501, "a restore from a file path is not simulated", exception=False)
+    vz.check_archive_access(ctx, archive)
+    if state.storage_config(sid)["type"] == "pbs":
+        raise ApiError(501, "a restore from a Proxmox Backup Server is not simulated", exception=False)
+    if vz.archive_config(state, archive, node) is None:
+        raise die(f"can't find file '{archive}'")  # $classify_restore_archive: abs_filesystem_path
+    if params:
+        _resolve_cdrom(params)
+        rights.check_config_perm(ctx, params)
+        for key in [k for k in params if re.match(r"^net\d+$", k)]:
+            params[key] = normalised_net(state, params[key])
+    emsg = f"unable to restore VM {vmid} -"
+    old = state.guests.get(vmid)
+    if old is not None and not (force and old["type"] == TYP and old["node"] == node):
+        raise die(f"{emsg} {g.GUEST_WORD[old['type']]} {vmid} already exists on node '{old['node']}'")
+    if old is not None:
+        g.check_lock(old)
+
+    def work(log):
+        if old is not None:
+            g.check_protection(old, emsg)
+            if old.get("status") == "running":
+                raise die(f"{emsg} vm is running")
+            for key, value in list(old["config"].items()):
+                if DRIVE_KEY.match(key) or key.startswith("unused"):
+                    _free_owned(state, vmid, parse_drive(key, value) if DRIVE_KEY.match(key) else {"file": value})
+        backup = vz.archive_config(state, archive, node)
+        if backup["type"] != TYP:
+            raise die(f"{emsg} '{archive}' is not a VM backup (simulated)")
+        log.append(f"restore vma archive: {archive}")
+        guest = g.new_guest(TYP, node)
+        conf = guest["config"]
+        for key, value in backup["config"].items():
+            restored = _restored_line(state, vmid, key, value, storage, p.get("unique"))
+            if restored is not None:
+                conf[key] = restored
+                if DRIVE_KEY.match(key) and restored != value:
+                    log.append(f"new volume ID is '{parse_drive(key, restored)['file']}'")
+        conf.update(params)
+        state.guests[vmid] = guest
+        g.reload(guest)
+        g.add_to_pool(state, vmid, pool)
+        g.sync_name(guest, vmid)
+        if p.get("start"):
+            log.append("Execute autostart")
+            g.start(guest)
+        if p.get("ha-managed"):
+            log.append("Add HA resource with request-state 'started'" if p.get("start")
+                       else "Add HA resource with request-state 'stopped'")
+            state.ha_resources[f"vm:{vmid}"] = {"type": "vm", "state": "started" if p.get("start") else "stopped"}
+    return g.run_task(ctx, node, "qmrestore", vmid, work)
+
+
 @route("POST", BASE)
 def create(ctx, p):
-    """API2/Qemu.pm create_vm (not a restore)."""
+    """API2/Qemu.pm create_vm (a restore: ``restore`` below)."""
     state, node, vmid, access, authid = ctx.state, p["node"], p["vmid"], ctx.access, ctx.authid
     params = {k: v for k, v in ctx.raw.items() if k not in ("node", "vmid")}
-    if params.pop("archive", None):
-        raise die("restore is not simulated")
+    archive = params.pop("archive", None)
+    if archive:
+        return restore(ctx, p, archive, params)
     for key in ("bwlimit", "force", "start", "ha-managed", "unique", "live-restore", "import-working-storage"):
         params.pop(key, None)
     if params.get("sshkeys") is not None:
