@@ -72,6 +72,14 @@ options:
       - Undeclared, membership is unmanaged. Declare a guest's membership here or in the pool's
         O(homeflare.proxmox.pool#module:members), not both (M(homeflare.proxmox.declare) refuses both).
     type: str
+  restore_from:
+    description:
+      - A backup volume (V(<storage>:backup/vzdump-...), as M(homeflare.proxmox.backup) reports it) an absent guest
+        is created from instead of a template or a clone (a restore task, waited for); only O(storage), O(pool) and
+        the guest's name go with it, then the rest of the declared config is judged and written as after a clone.
+      - Used only when the vmid is absent; an existing guest is adopted as it is and never restored over.
+      - Never read or compared. Refused beside a template or a clone, and for a volume that is not a backup.
+    type: str
   onboot:
     description: Whether the guest starts at boot. Undeclared is unmanaged.
     type: bool

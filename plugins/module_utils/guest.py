@@ -98,6 +98,8 @@ class GuestRead(dict):
         self.ha = None
         # the pool it is a member of ('' for none), read from the cluster's resource list when pool is declared
         self.pool = None
+        # restored from a backup by this run: its name is the archive's, renamed to the declared one, not refused
+        self.restored = False
 
 
 class Vacant(Absent):
@@ -296,7 +298,8 @@ class Guest(Family):
         if absent(raw):
             if state == 'absent':
                 return GuestPlan('absent', 'none', [])
-            self.refuse_name_elsewhere(declaration, raw.rows)
+            if not declaration.values.get('restore_from'):  # a restore is the backup's data, not an empty twin
+                self.refuse_name_elsewhere(declaration, raw.rows)
             created = field_plan(self, declaration, raw)
             return GuestPlan('absent', 'create', created.changed,
                              power='start' if state in ('started', 'restarted') else None,
@@ -344,8 +347,22 @@ class Guest(Family):
                           "convert a %s to template if the %s is running). Stop it first (state: stopped), then "
                           "declare template: true. Nothing was written." % (what, self.label, self.label))
 
+    def check_restore_from(self, declaration):
+        """restore_from names a backup volume and is the create's one source (no template, no clone)."""
+        archive = declaration.values.get('restore_from')
+        if not archive:
+            return
+        if ':backup/' not in archive:
+            raise DeclarationError("option restore_from: %r is not a backup volume (<storage>:backup/vzdump-...)"
+                                   % archive)
+        for other in ('clone', 'ostemplate'):
+            if declaration.values.get(other) is not None:
+                raise DeclarationError('option restore_from: a guest is created from a backup or from %s, not both; '
+                                       'drop option %s' % (other, other))
+
     def check_declaration(self, declaration):
         super(Guest, self).check_declaration(declaration)
+        self.check_restore_from(declaration)
         if declaration.values.get('template') and declaration.state in ('started', 'restarted'):
             raise DeclarationError('option state: %s, but template: true: PVE never starts a template; declare state: '
                                    'present or stopped' % declaration.state)
@@ -430,7 +447,7 @@ class Guest(Family):
     def refuse_another_guest(self, declaration, raw):
         declared = declaration.values.get(self.name_field)
         live = self.live_name(raw)
-        if declared and live and declared != live:
+        if declared and live and declared != live and not raw.restored:
             raise Refused("vmid %s holds another guest, '%s' (the task declares %s '%s'): a guest is never rewritten "
                           "into a different machine. Declare another vmid, or %s '%s' if this is the guest meant. "
                           "Nothing was written." % (declaration.ident['vmid'], live, self.name_field, declared,
@@ -588,6 +605,9 @@ class Guest(Family):
         form.pop('template', None)  # converted once the guest exists (convert_to_template)
         if not form.get('pool'):
             form.pop('pool', None)  # pool: '' is "in no pool", which a new guest is
+        archive = form.pop('restore_from', None)
+        if archive:
+            return self.restore(client, declaration, form, archive, result)
         source = form.pop('clone', None)
         if source is None:
             form.pop('full', None)
@@ -604,6 +624,21 @@ class Guest(Family):
             clone['target'] = ident['node']
         path = item_path('/nodes/{node}/%s/{vmid}/clone' % self.kind, dict(node=rows[0].get('node'), vmid=source))
         self.wait(client, declaration, result, client.post(path, clone, role=self.write_role))
+        return True
+
+    def restore(self, client, declaration, form, archive, result):
+        """Create the absent guest from a backup volume (qemu-server create_vm with ``archive``, pve-container
+        create_vm with ``restore=1``), waited for; True: the rest of the declared config is then judged and written
+        as after a clone. Only the target storage, the pool and the name go with it: the archive's config is the
+        guest's, and qemu-server refuses disks beside an archive."""
+        ident = declaration.ident
+        restore = dict(vmid=str(ident['vmid']))
+        restore.update((key, form[key]) for key in ('storage', 'pool', self.name_field) if form.get(key))
+        if self.kind == 'qemu':
+            restore['archive'] = archive
+        else:
+            restore.update(ostemplate=archive, restore='1')
+        self.wait(client, declaration, result, client.post(self.collection_path(ident), restore, role=self.write_role))
         return True
 
     def write_rejudged(self, client, declaration, raw, the_plan, result):
@@ -634,6 +669,7 @@ class Guest(Family):
                 verify(self, declaration, Plan('absent', 'create', the_plan.changed), raw)
                 return raw
             raw = self.with_pool(client, declaration, self.read_back(client, declaration.ident, 'stopped'))
+            raw.restored = bool(declaration.values.get('restore_from'))
             the_plan = self.plan(declaration, raw)
         if the_plan.changed:
             return self.update(client, declaration, raw, the_plan, result)

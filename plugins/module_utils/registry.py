@@ -34,7 +34,7 @@ from ansible_collections.homeflare.proxmox.plugins.module_utils.families import 
     apt_repository, subscription, node_dns, node_time, node_hosts, cluster, acme_account, acme_plugin, node_config,
     certificate, acme_certificate, realm, role, group, pool, user, api_token, zfs_pool, ceph_mon, ceph_mgr,
     ceph_osd, ceph_pool, ceph_mds, ceph_fs, ceph_flag, storage, storage_content, hardware_mapping, acl,
-    cluster_options, metric_server, notification_endpoint, notification_matcher, lxc, vm, snapshot, backup_job,
+    cluster_options, metric_server, notification_endpoint, notification_matcher, lxc, vm, snapshot, backup, backup_job,
     replication_job, ha_resource, ha_rule, firewall_alias, firewall_ipset, firewall_rules, firewall_options,
     node_network, network_apply, sdn_zone, sdn_vnet, sdn_subnet, sdn_apply, pbs_user, pbs_api_token, pbs_remote,
     pbs_datastore, pbs_acl, pbs_sync_job, pbs_verify_job, pbs_prune_job, pbs_notification_endpoint,

@@ -157,11 +157,12 @@ summary:
       failed; and of the applies
       (M(homeflare.proxmox.sdn_apply), M(homeflare.proxmox.network_apply)) that apply or revert staged changes.
     - C(prune) and C(rollback) count the snapshots (M(homeflare.proxmox.snapshot)) whose run only removes older ones
-      of their series (C(keep)) or only rolls the guest back.
+      of their series (C(keep)) or only rolls the guest back; C(backup) the backups (M(homeflare.proxmox.backup))
+      that run.
   returned: always
   type: dict
   sample: {"judged": 12, "matched": 10, "create": 1, "update": 1, "delete": 0, "apply": 0, "revert": 0, "power": 0,
-           "prune": 0, "rollback": 0, "failed": 0}
+           "prune": 0, "rollback": 0, "backup": 0, "failed": 0}
 served_by:
   description:
     - The cluster member (C(host:port)) that answered last, so a failover is visible in the result.

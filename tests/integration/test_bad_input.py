@@ -9,6 +9,7 @@ import pytest
 
 from conftest import EXECUTION_PATHS
 from test_access_notify_families import BAD_INPUT as ACCESS_NOTIFY
+from test_backup_family import BAD_INPUT as BACKUP
 from test_cluster_families import BAD_INPUT as CLUSTER
 from test_content_families import BAD_INPUT as CONTENT
 from test_day0_apt_families import BAD_INPUT as DAY0_APT
@@ -20,6 +21,7 @@ from test_guest_cloudinit import BAD_INPUT as GUEST_CLOUDINIT
 from test_guest_families import BAD_INPUT as GUESTS
 from test_guest_hardware import BAD_INPUT as GUEST_HARDWARE
 from test_guest_pools import BAD_INPUT as GUEST_POOLS
+from test_guest_restore import BAD_INPUT as GUEST_RESTORE
 from test_ha_families import BAD_INPUT as HA
 from test_hardware_mapping import BAD_INPUT as HARDWARE_MAPPING
 from test_network_families import BAD_INPUT as NETWORK
@@ -192,7 +194,8 @@ CORPUS = [
 # Each family's own cases live beside its matrix; all of them run here, in the one playbook per path.
 CORPUS += ACCESS_NOTIFY + CLUSTER + CONTENT + FIREWALL + HA + NETWORK + GUESTS + STORAGE_HW + PBS + PBS_ACCESS + PBS_NOTIFY + PBS_JOBS
 CORPUS += DAY0_APT + DAY0_NODE + DAY0_CERTIFICATES + DAY0_CLUSTER
-CORPUS += GUEST_CLOUDINIT + GUEST_HARDWARE + GUEST_POOLS + HARDWARE_MAPPING + SNAPSHOT
+CORPUS += GUEST_CLOUDINIT + GUEST_HARDWARE + GUEST_POOLS + GUEST_RESTORE + HARDWARE_MAPPING + SNAPSHOT
+CORPUS += BACKUP
 # The module path refuses with the same family code; what differs there (AnsibleModule's own validation,
 # the shape of a failed result) is proven by every sixteenth case, spread over the families, at a sixteenth
 # of the cost of a module start per case (the firewall's reference and rule refusals run in

@@ -40,9 +40,10 @@ def needs_name(pairs):
 
 class ContainerFamily(Guest):
     def check_create(self, declaration):
-        if not declaration.values.get('ostemplate'):
+        if not declaration.values.get('ostemplate') and not declaration.values.get('restore_from'):
             raise Refused('%s does not exist, and creating it needs ostemplate (the container template volume, such '
-                          'as local:vztmpl/debian-12-standard_12.7-1_amd64.tar.zst)' % self.describe(declaration.ident))
+                          'as local:vztmpl/debian-12-standard_12.7-1_amd64.tar.zst) or restore_from (a backup '
+                          'volume)' % self.describe(declaration.ident))
 
     def check_template(self, declaration, raw):
         check_template_ostype(self, declaration, raw)
@@ -51,6 +52,8 @@ class ContainerFamily(Guest):
 FIELDS = [
     Text('hostname', format='dns-name', max_length=255, clear='delete'),
     Text('ostemplate', max_length=255, create_param=True),
+    # a backup volume the absent guest is created from instead (restore); never read or compared
+    Text('restore_from', format='pve-volume-id', create_param=True, schema_key=None),
     Text('storage', format='pve-storage-id', create_param=True),
     # membership, compared when declared ('' = in no pool) and written by PUT /pools, not by the config write
     Text('pool', format='pve-poolid', clear='empty'),

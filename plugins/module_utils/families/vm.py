@@ -206,6 +206,8 @@ FIELDS = [
     Text('name', format='dns-name', clear='delete'),
     Integer('clone', minimum=100, maximum=999999999, create_param=True, schema_key=None),
     Flag('full', create_param=True, schema_key=None),
+    # a backup volume the absent guest is created from instead (restore); never read or compared
+    Text('restore_from', format='pve-volume-id', create_param=True, schema_key=None),
     Text('storage', format='pve-storage-id', create_param=True),
     # membership, compared when declared ('' = in no pool) and written by PUT /pools, not by the config write
     Text('pool', format='pve-poolid', clear='empty'),

@@ -158,6 +158,11 @@ def _files(state, sid, node, content, vmid):
             owner = re.search(rf"-([1-9][0-9]{{2,8}})-[^/]+\.{re.escape(entry['format'])}$", name)
             if vmid is not None or owner:
                 entry["vmid"] = vmid if vmid is not None else int(owner.group(1))
+            # Plugin.pm list_volumes (get_subdir_files): the .notes file's text, and the .protected file's mark
+            if info.get("notes") is not None:
+                entry["notes"] = info["notes"]
+            if info.get("protected"):
+                entry["protected"] = 1
         elif content == "snippets":
             entry = {"volid": f"{sid}:snippets/{name}", "format": "snippet"}
         elif content == "import" and IMPORT_RE.match(name):
