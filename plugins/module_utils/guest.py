@@ -145,6 +145,9 @@ class Guest(Family):
     (``CT``/``VM``), ``name_field`` the option that names the guest (``hostname``/``name``). A guest type's
     family overrides ``check_template`` (a guest is never rebuilt from another template)."""
 
+    # a guest has no list read that carries its config: declare reads the guests of a batch at once
+    reads_in_parallel = True
+
     def __init__(self, module, name, kind, label, name_field, fields):
         conf_dir = 'lxc' if kind == 'lxc' else 'qemu-server'
         super(Guest, self).__init__(
