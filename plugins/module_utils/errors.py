@@ -119,6 +119,11 @@ class Refused(ProxmoxError):
     """The plan asks for something this collection will not do (a sentence says why)."""
 
 
+class MissingReference(Refused):
+    """The object names another (a mapping, a pool member) that neither exists nor is declared beside it. A real
+    run refuses it; a single task's check run only warns, since an earlier task of the same play may create it."""
+
+
 class Conflict(ProxmoxError):
     """Another writer changed the object between read and write, again after one re-read: nothing was overwritten."""
 

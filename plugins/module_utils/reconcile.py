@@ -16,7 +16,7 @@ import re
 
 from ansible_collections.homeflare.proxmox.plugins.module_utils.api import SCHEMES, Repeated, item_path
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import (
-    ApiError, Conflict, DeclarationError, NotConverged, Refused, Unreadable)
+    ApiError, Conflict, DeclarationError, MissingReference, NotConverged, Refused, Unreadable)
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import MISSING, UNMANAGED
 from ansible_collections.homeflare.proxmox.plugins.module_utils.tasks import poll_until, wait_if_task
 
@@ -557,7 +557,13 @@ class Family(Task):
         if the_plan.action != 'none':
             self.check_plan(client, declaration, raw, the_plan)
         if the_plan.action in ('create', 'update'):
-            self.check_references(declaration, raw, (), client)
+            try:
+                self.check_references(declaration, raw, (), client)
+            except MissingReference as exc:
+                if not check_mode:
+                    raise
+                result['warnings'].append('%s (check mode: an earlier task of this play may create it; a real run '
+                                          'refuses it)' % exc)
         if not check_mode and the_plan.action != 'none':
             self.check_write(declaration, raw, the_plan)
 

@@ -16,7 +16,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import MISSING, Field, Text, perl_true_text
-from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError, Refused
+from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError, MissingReference
 from ansible_collections.homeflare.proxmox.plugins.module_utils.formats import why_not
 from ansible_collections.homeflare.proxmox.plugins.module_utils.guest import cluster_guests
 from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import (
@@ -150,18 +150,20 @@ class PoolFamily(Family):
             guests = set(str(row.get('vmid')) for row in cluster_guests(client, self.read_role))
             unknown = [vmid for vmid in wanted if vmid not in guests]
             if unknown:
-                raise Refused("%s: option members: guest %s is not in the cluster (GET /cluster/resources): PVE would "
-                              "add the id but list no such member. Create the guest first, or declare pool: %s on it. "
-                              "Nothing was written."
-                              % (self.describe(declaration.ident), ', '.join(unknown), declaration.ident['poolid']))
+                raise MissingReference(
+                    "%s: option members: guest %s is not in the cluster (GET /cluster/resources): PVE would "
+                    "add the id but list no such member. Create the guest first, or declare pool: %s on it. "
+                    "Nothing was written."
+                    % (self.describe(declaration.ident), ', '.join(unknown), declaration.ident['poolid']))
         storages = missing_and_extra(members, current, 'storage')[0]
         if storages:
             live = set(row.get('storage') for row in client.get('/storage', role=self.read_role) or [])
             unknown = [sid for sid in storages if sid not in live]
             if unknown:
-                raise Refused("%s: option members: storage %s does not exist (GET /storage): PVE would add the id "
-                              "but list no such member. Declare the storage first. Nothing was written."
-                              % (self.describe(declaration.ident), ', '.join(unknown)))
+                raise MissingReference(
+                    "%s: option members: storage %s does not exist (GET /storage): PVE would add the id "
+                    "but list no such member. Declare the storage first. Nothing was written."
+                    % (self.describe(declaration.ident), ', '.join(unknown)))
 
     def report(self, raw):
         return {'members': len(raw.get('members') or [])}

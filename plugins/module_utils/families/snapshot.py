@@ -21,7 +21,7 @@ __metaclass__ = type
 
 from ansible_collections.homeflare.proxmox.plugins.module_utils.api import item_path
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import (
-    DeclarationError, NotConverged, Refused, TaskError, TaskFailed, TaskUnknown)
+    DeclarationError, MissingReference, NotConverged, Refused, TaskError, TaskFailed, TaskUnknown)
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import CommentText, Flag, Text, qm_comment
 from ansible_collections.homeflare.proxmox.plugins.module_utils.guest import cluster_guests, identity
 from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import (
@@ -131,19 +131,32 @@ class SnapshotFamily(Family):
     def describe(self, ident):
         return "snapshot '%s' of guest %s on %s" % (ident['name'], ident['vmid'], ident['node'])
 
+    def check_references(self, declaration, raw, batch, client):
+        """The guest must exist, or be declared (present) in the same ``declare``, which writes guests first."""
+        if raw.place.kind is not None:
+            return
+        vmid = str(declaration.ident['vmid'])
+        if any(entry.module in ('lxc', 'vm') and str(entry.declaration.ident['vmid']) == vmid
+               and entry.declaration.state != 'absent' for entry in batch):
+            return
+        raise MissingReference('%s: vmid %s is no guest of the cluster (GET /cluster/resources?type=vm lists none for '
+                               'this credential, which needs VM.Audit on it), so it has no snapshots to judge. Nothing '
+                               'was written.' % (self.describe(declaration.ident), vmid))
+
     # -- reading --------------------------------------------------------------------------------------------
     def locate(self, client, ident):
-        """The guest's type and node from the cluster's resource list; a vmid no guest has is refused."""
+        """The guest's type and node from the cluster's resource list; (None, None) when no guest has the vmid."""
         for row in cluster_guests(client, self.read_role):
             if str(row.get('vmid')) == str(ident['vmid']):
                 return str(row['type']), str(row.get('node'))
-        raise Refused('%s: vmid %s is no guest of the cluster (GET /cluster/resources?type=vm lists none for this '
-                      'credential, which needs VM.Audit on it), so it has no snapshots to judge. Nothing was written.'
-                      % (self.describe(ident), ident['vmid']))
+        return None, None
 
     def read(self, client, declaration):
         ident = declaration.ident
         kind, node = self.locate(client, ident)
+        if kind is None:
+            # no guest yet: an earlier task (or this declare) may create it; check_references decides
+            return NoSnapshot(Place(None, ident['node'], []))
         if kind == 'lxc' and declaration.values.get('vmstate') is not None:
             raise Refused('%s: option vmstate saves a VM\'s RAM; guest %s is a container, whose snapshot takes no '
                           'vmstate (pve-container has no such parameter). Nothing was written.'
@@ -164,7 +177,7 @@ class SnapshotFamily(Family):
         place = raw.place
         ident, controls = declaration.ident, declaration.controls
         base = field_plan(self, declaration, raw)
-        if base.action == 'create' and RESERVED[place.kind](ident['name']):
+        if base.action == 'create' and place.kind and RESERVED[place.kind](ident['name']):
             raise Refused("%s: unable to use snapshot name '%s' (reserved name) for a %s. Nothing was written."
                           % (self.describe(ident), ident['name'], place.label))
         rollback = bool(controls.get('rollback'))
@@ -220,6 +233,12 @@ class SnapshotFamily(Family):
         """The snapshot's own write, then keep's removals (oldest first), then the rollback; each task waited for.
         Read back once: the snapshot as declared, the removed ones gone."""
         ident, place = declaration.ident, raw.place
+        if place.kind is None:  # the guest was created after the read (declare writes guests first)
+            kind, node = self.locate(client, ident)
+            if kind is None:
+                raise Refused('%s: vmid %s is still no guest of the cluster. Nothing was written.'
+                              % (self.describe(ident), ident['vmid']))
+            place = Place(kind, node, [])
         vmid, name = ident['vmid'], ident['name']
         if the_plan.own == 'create':
             form = dict(create_form(self, declaration), snapname=name)

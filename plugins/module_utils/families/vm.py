@@ -28,7 +28,7 @@ import re
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import (
     BarePropertyString, CommentText, Disk, Flag, Integer, Nic, Number, PropertyString, SshKeys, Text, TokenSet,
     WordList, qm_comment)
-from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError, Refused
+from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError, MissingReference
 from ansible_collections.homeflare.proxmox.plugins.module_utils.guest import Guest, GuestInfo, check_template_clone
 from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import absent
 
@@ -311,11 +311,11 @@ class VmFamily(Guest):
                 live[('mappings', kind)] = set(row.get('id') for row in client.get(
                     '/cluster/mapping/%s' % kind, role=self.read_role) or [])
             if mapping not in live[('mappings', kind)]:
-                raise Refused("%s: option %s: the %s mapping '%s' does not exist (GET /cluster/mapping/%s) and is not "
-                              "declared in this task: PVE would accept it and fail at the next start (%s device "
-                              "mapping not found). Declare it with hardware_mapping first. Nothing was written."
-                              % (self.describe(declaration.ident), option, kind.upper(), mapping, kind,
-                                 kind.upper()))
+                raise MissingReference(
+                    "%s: option %s: the %s mapping '%s' does not exist (GET /cluster/mapping/%s) and is not "
+                    "declared in this task: PVE would accept it and fail at the next start (%s device "
+                    "mapping not found). Declare it with hardware_mapping first. Nothing was written."
+                    % (self.describe(declaration.ident), option, kind.upper(), mapping, kind, kind.upper()))
 
 
 FAMILY = VmFamily('vm', 'vm', 'qemu', 'VM', 'name', FIELDS)
