@@ -144,3 +144,27 @@ def test_a_migration_whose_answer_is_lost_is_sent_once_and_the_next_run_finds_it
     run, results = play(sim, playbook, 'controller', [('db1', 'vm', dict(DB1, migrate=True))])
     result = ok(results, 'db1')
     assert result['changed'] is False and 'migrate' not in result['plan'] and sim.writes() == [], result
+
+
+def test_through_declare_a_moved_guest_is_judged_where_it_lives_and_migrate_moves_it_back_once(sim, playbook):
+    """The same in one declare task (the guests read at once): moved guests adopted with zero writes and a warning,
+    then with migrate: true each moved back by one migration; again, nothing."""
+    seed(sim)
+    moved_away(sim)
+
+    def declare(migrate=False):
+        objects = {'lxc': [dict(WEB1, migrate=migrate)], 'vm': [dict(DB1, migrate=migrate)]}
+        sim.clear_log()
+        run = playbook([{'name': 'declare', 'homeflare.proxmox.declare': dict(objects=objects, **connection(sim))}])
+        assert run.rc == 0, run
+        return run.result()
+
+    result = declare()
+    assert not result['changed'] and sim.writes() == [], result
+    assert any('201 is declared on node1 but lives on node3' in warning for warning in result['warnings']), result
+    result = declare(migrate=True)
+    assert [entry['path'] for entry in sim.writes()] == ['/nodes/node3/lxc/201/migrate',
+                                                         '/nodes/node2/qemu/202/migrate']
+    assert (node_of(sim, 201), node_of(sim, 202)) == ('node1', 'node1')
+    result = declare(migrate=True)
+    assert not result['changed'] and sim.writes() == []
