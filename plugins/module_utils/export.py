@@ -121,7 +121,9 @@ class Export:
     scheme = 'pve'
 
     def __init__(self, families):
-        self.families = [(module, family) for module, family in families if module not in APPLIERS]
+        # the applies are steps, not objects; one that is an action says why it is left out (left_out)
+        self.families = [(module, family) for module, family in families
+                         if module not in APPLIERS or getattr(family, 'left_out', None)]
         self.modules = dict(self.families)
 
     def object_spec(self):

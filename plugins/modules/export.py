@@ -100,7 +100,7 @@ secrets:
 not_exported:
   description:
     - Families not exported, each with the reason (Ceph's when Ceph is not installed; snapshots, which are points in
-      time rather than declarations, always). Never named C(skipped), which Ansible would read as a skipped task.
+      time rather than declarations, and backups, always). Never named C(skipped), which Ansible would read as a skipped task.
   returned: always
   type: dict
 refused:

@@ -83,8 +83,10 @@ class Backup(Task):
     listing = None
     collection = None
     # In a declare batch a backup runs like an apply: after every write, so the guests it names exist by then;
-    # the export leaves appliers out (backups are data, not declarations).
+    # the export leaves appliers out, and says so for this one: backups are data, not declarations.
     applies = ('vm', 'lxc')
+    left_out = ('a backup is data a run makes, not a declaration: the export lists no backups (the backup jobs that '
+                'make them are backup_job objects)')
     read_role = 'read'
     # Backups are listed only to whom may back the guest up (check_volume_access: VM.Backup and
     # Datastore.AllocateSpace), so the content is read with the credential that writes them.
