@@ -212,6 +212,16 @@ class Declare:
         return self.result(entries)
 
     @staticmethod
+    def read_one(client, target, entry, listing, rows):
+        """One object's read: its row of the family's list, confirmed by its own read where the list lacks it, or
+        its own read where there is no list (or the list does not carry what it declares)."""
+        if rows is None or not listing_serves(listing, entry.declaration):
+            return target.read(client, entry.declaration)
+        if target.key(entry.declaration.ident) in rows:
+            return rows[target.key(entry.declaration.ident)]
+        return target.store.read_unlisted(client, target, entry.declaration.ident)
+
+    @staticmethod
     def read_in_parallel(client, members):
         """Each object's own read at once, on per-thread clients (a family with no list read: one GET per guest).
         A failed read is kept as the entry's error, as a serial read's would be; the plans are made in order."""
@@ -248,14 +258,8 @@ class Declare:
                     continue
                 target = entry.family  # the module's family, or the scope's for a scoped module
                 try:
-                    if entry.raw is not None:
-                        pass  # read in parallel above
-                    elif rows is None or not listing_serves(family.listing, entry.declaration):
-                        entry.raw = target.read(client, entry.declaration)
-                    elif target.key(entry.declaration.ident) in rows:
-                        entry.raw = rows[target.key(entry.declaration.ident)]
-                    else:
-                        entry.raw = target.store.read_unlisted(client, target, entry.declaration.ident)
+                    if entry.raw is None:  # not read in parallel above
+                        entry.raw = self.read_one(client, target, entry, family.listing, rows)
                     entry.plan = target.plan(entry.declaration, entry.raw)
                     if entry.plan.action != 'none':
                         target.check_plan(client, entry.declaration, entry.raw, entry.plan)

@@ -76,6 +76,11 @@ def cluster_guests(client, role):
             if row.get('type') in ('qemu', 'lxc')]
 
 
+def guest_row(client, role, vmid):
+    """The resource list's row of guest ``vmid`` (its type, node, pool), or None when no guest has it."""
+    return next((row for row in cluster_guests(client, role) if str(row.get('vmid')) == str(vmid)), None)
+
+
 def identity():
     return [Text('node', required=True, format='pve-node'),
             Integer('vmid', required=True, minimum=100, maximum=999999999, format='pve-vmid')]
@@ -215,9 +220,8 @@ class Guest(Family):
         (user.cfg's membership; the guest's config has no such key)."""
         if declaration.values.get('pool') is None or absent(raw):
             return raw
-        vmid = str(declaration.ident['vmid'])
-        rows = [row for row in cluster_guests(client, self.read_role) if str(row.get('vmid')) == vmid]
-        raw.pool = str(rows[0].get('pool') or '') if rows else ''
+        row = guest_row(client, self.read_role, declaration.ident['vmid'])
+        raw.pool = str(row.get('pool') or '') if row else ''
         return raw
 
     def view(self, raw):

@@ -22,6 +22,7 @@ import time
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import (
     DeclarationError, NotConverged, Refused, TaskFailed, TaskUnknown)
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Flag, Text, TokenSet
+from ansible_collections.homeflare.proxmox.plugins.module_utils.guest import cluster_guests
 from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Declaration, Plan, Task
 from ansible_collections.homeflare.proxmox.plugins.module_utils.tasks import parse_upid, wait_if_task
 
@@ -156,8 +157,8 @@ class Backup(Task):
         """Where each guest lives (None: no such guest), the storage's row on those nodes, and each guest's newest
         backup there of its own type (``subtype``; a vmid reused by another kind of guest is not its backup)."""
         storage = declaration.values['storage']
-        rows = client.get('/cluster/resources', params=dict(type='vm'), role=self.read_role) or []
-        live = dict((int(row['vmid']), row) for row in rows if row.get('vmid') is not None)
+        live = dict((int(row['vmid']), row) for row in cluster_guests(client, self.read_role)
+                    if row.get('vmid') is not None)
         guests = {}
         for vmid in declaration.ident['vmid']:
             row = live.get(vmid)

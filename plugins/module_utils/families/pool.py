@@ -100,17 +100,18 @@ class PoolStore(QueryStore):
         return self.write_members(client, family, ident, form, members, MEMBERS.live(live.get('members', MISSING)))
 
     def write_members(self, client, family, ident, form, members, current):
-        add = dict((kind, missing_and_extra(members, current, kind)[0]) for kind in ('vms', 'storage')) \
-            if members else {}
-        drop = dict((kind, missing_and_extra(members, current, kind)[1]) for kind in ('vms', 'storage')) \
-            if members else {}
-        form = dict(form, **dict((kind, ','.join(ids)) for kind, ids in add.items() if ids))
-        if add.get('vms'):
+        form, removals = dict(form), {}
+        for kind in ('vms', 'storage') if members else ():
+            missing, extra = missing_and_extra(members, current, kind)
+            if missing:
+                form[kind] = ','.join(missing)
+            if extra:
+                removals[kind] = ','.join(extra)
+        if form.get('vms'):
             form['allow-move'] = '1'
         answer = None
         if form:
             answer = super(PoolStore, self).update(client, family, ident, form, None)
-        removals = dict((kind, ','.join(ids)) for kind, ids in drop.items() if ids)
         if removals:
             answer = super(PoolStore, self).update(client, family, ident, dict(removals, delete='1'), None)
         return answer

@@ -23,7 +23,7 @@ from ansible_collections.homeflare.proxmox.plugins.module_utils.api import item_
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import (
     DeclarationError, MissingReference, NotConverged, Refused, TaskError, TaskFailed, TaskUnknown)
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import CommentText, Flag, Text, qm_comment
-from ansible_collections.homeflare.proxmox.plugins.module_utils.guest import cluster_guests, identity
+from ansible_collections.homeflare.proxmox.plugins.module_utils.guest import guest_row, identity
 from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import (
     Absent, Exporting, Family, Lifecycle, Plan, Where, absent, create_form, diff_of, field_plan, update_form, verify)
 from ansible_collections.homeflare.proxmox.plugins.module_utils.tasks import wait_if_task
@@ -146,10 +146,8 @@ class SnapshotFamily(Family):
     # -- reading --------------------------------------------------------------------------------------------
     def locate(self, client, ident):
         """The guest's type and node from the cluster's resource list; (None, None) when no guest has the vmid."""
-        for row in cluster_guests(client, self.read_role):
-            if str(row.get('vmid')) == str(ident['vmid']):
-                return str(row['type']), str(row.get('node'))
-        return None, None
+        row = guest_row(client, self.read_role, ident['vmid'])
+        return (str(row['type']), str(row.get('node'))) if row else (None, None)
 
     def read(self, client, declaration):
         ident = declaration.ident
