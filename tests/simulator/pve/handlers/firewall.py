@@ -1,18 +1,22 @@
-"""/cluster/firewall and /nodes/{node}/firewall: aliases, ipsets, security groups, rules, options.
+"""/cluster/firewall, /nodes/{node}/firewall, the guests' and the vnets' firewalls: aliases, ipsets, security
+groups, rules, options, refs.
 
-A port of pve-firewall (PVE 9): ``src/PVE/API2/Firewall/{Aliases,IPSet,Groups,Rules,Cluster,Host}.pm``
-for the API and ``src/PVE/Firewall.pm`` for the files behind it (``cluster.fw``, each node's
-``host.fw``): ``parse_alias``, ``parse_ip_or_cidr``, ``parse_fw_rule``, ``verify_rule``,
-``copy_rule_data``, ``delete_rule_properties``, ``copy_list_with_digest`` and
+A port of pve-firewall (PVE 9): ``src/PVE/API2/Firewall/{Aliases,IPSet,Groups,Rules,Cluster,Host,VM,Vnet}.pm``
+and ``API2/Firewall/Helpers.pm`` for the API and ``src/PVE/Firewall.pm`` for the files behind it (``cluster.fw``,
+each node's ``host.fw``, ``<vmid>.fw``, ``sdn/firewall/<vnet>.fw``): ``parse_alias``, ``parse_ip_or_cidr``,
+``parse_fw_rule``, ``verify_rule``, ``copy_rule_data``, ``delete_rule_properties``, ``copy_list_with_digest`` and
 ``copy_opject_with_digest``, the ``$format_*`` writers and the formats pve-firewall registers.
 
-``state.firewall`` holds ``{"cluster": {...}, "hosts": {node: {...}}}``. Every write ends by
+``state.firewall`` holds ``{"cluster": {...}, "hosts": {node: {...}}, "guests": {vmid: {...}}, "vnets": {vnet:
+{...}}}``. A guest's file is one per vmid, read the same through ``qemu`` and ``lxc`` paths and from every node:
+PVE checks neither that the guest exists nor where it lives (an unknown vmid reads as an empty file); a vnet's
+firewall needs the vnet in the running SDN config. Every write ends by
 normalising the written file the way PVE's save and next parse do (PVE re-reads the file on
 every request): ipset and security group names lower-cased, an ipset address cleaned on its way in
 (``clean_cidr``: host bits cleared), ``/32`` and ``/128`` dropped, ipset entries sorted by address and
 de-duplicated, comments trimmed (an empty or ``0`` comment is not kept), a rule's ``enable`` always 0 or 1,
 ``ipversion`` worked out, macro names in PVE's spelling, a rule of type ``group`` keeping only action, iface,
-enable, comment.
+enable, comment. A guest's or vnet's file left with nothing in it is unlinked, as its writer does.
 
 Digests are PVE's: SHA-1 over the list (or the options object) the answer is made of, not
 over the file, so an alias list's digest ignores the rules and vice versa.
@@ -23,7 +27,7 @@ import ipaddress
 import re
 import time
 
-from ...errors import ApiError, die, locked, param_exc, perl_at
+from ...errors import ApiError, die, die_at, locked, param_exc, perl_at
 from ...formats import FORMATS, FormatError, split_list
 from ..state import register_slice
 from .base import route
@@ -122,6 +126,11 @@ RULE_KEYS = ("pos", "digest", "type", "action", "macro", "iface", "source", "des
 # Which keys the file keeps for a rule ($format_rules); a group rule keeps action, iface, enable, comment.
 MATCH_KEYS = ("source", "dest", "proto", "dport", "sport", "log", "icmp-type")
 DIRECTIONS = ("in", "out", "forward")
+# $rule_env_direction_lookup and $rule_env_iface_lookup: the rule types each scope takes, and whether its rules
+# may name an interface. A guest has no forward chain; a vnet has nothing but one.
+RULE_ENV_TYPES = {"ct": ("in", "out", "group"), "vm": ("in", "out", "group"), "group": DIRECTIONS,
+                  "cluster": DIRECTIONS + ("group",), "host": DIRECTIONS + ("group",), "vnet": ("forward", "group")}
+RULE_ENV_IFACE = {"ct": True, "vm": True, "group": False, "vnet": False, "cluster": True, "host": True}
 MODIFIED = "detected modified configuration - file changed by other user? Try again."
 
 
@@ -415,6 +424,21 @@ def host_conf(state, node):
     return state.firewall.setdefault("hosts", {}).setdefault(node, {"options": {}, "rules": []})
 
 
+def guest_conf(state, vmid):
+    """/etc/pve/firewall/<vmid>.fw as load_vmfw_conf reads it. One file per vmid in pmxcfs, the same from every
+    node and for both guest types: nothing in VM.pm checks that the guest exists or lives on the node named in
+    the path, so a vmid without a file reads as an empty one (generic_fw_config_parser)."""
+    stored = state.firewall.get("guests", {}).get(vmid)
+    return stored if stored is not None else {
+        "options": {}, "aliases": {}, "ipset": {}, "ipset_comments": {}, "rules": []}
+
+
+def vnet_conf(state, vnet):
+    """/etc/pve/sdn/firewall/<vnet>.fw as load_vnetfw_conf reads it: options and rules only."""
+    stored = state.firewall.get("vnets", {}).get(vnet)
+    return stored if stored is not None else {"options": {}, "rules": []}
+
+
 def _perl(value):
     return str(value)
 
@@ -533,9 +557,7 @@ def _kept_comments(comments, names):
 def save_cluster(state):
     """save_clusterfw_conf, then what the next load_clusterfw_conf reads back."""
     conf = cluster_conf(state)
-    conf["aliases"] = dict((key.lower(), _alias_record(alias)) for key, alias in conf["aliases"].items())
-    conf["ipset"] = dict((name, _ipset_entries(entries)) for name, entries in _lower_keys(conf["ipset"]).items())
-    conf["ipset_comments"] = _kept_comments(conf["ipset_comments"], conf["ipset"])
+    _normalise_sets(conf)
     conf["groups"] = dict((name, [_reparsed_rule(rule, "group", None, conf) for rule in rules])
                           for name, rules in _lower_keys(conf["groups"]).items())
     conf["group_comments"] = _kept_comments(conf["group_comments"], conf["groups"])
@@ -547,10 +569,65 @@ def save_host(state, node):
     conf["rules"] = [_reparsed_rule(rule, "host", cluster_conf(state), conf) for rule in conf["rules"]]
 
 
+def _normalise_sets(conf):
+    """The aliases and ipsets of a file as $format_aliases / $format_ipsets write them and the parser reads them."""
+    conf["aliases"] = dict((key.lower(), _alias_record(alias)) for key, alias in conf["aliases"].items())
+    conf["ipset"] = dict((name, _ipset_entries(entries)) for name, entries in _lower_keys(conf["ipset"]).items())
+    conf["ipset_comments"] = _kept_comments(conf["ipset_comments"], conf["ipset"])
+
+
+def _keep_file(state, kind, key, conf):
+    """file_set_contents, or unlink when the writer produced nothing (save_vmfw_conf, save_vnetfw_conf)."""
+    files = state.firewall.setdefault(kind, {})
+    if any(conf.get(part) for part in ("options", "aliases", "ipset", "rules")):
+        files[key] = conf
+    else:
+        files.pop(key, None)
+
+
+def save_guest(state, vmid, conf, env):
+    """save_vmfw_conf, then what the next load_vmfw_conf (rule_env 'vm' or 'ct') reads back."""
+    _normalise_sets(conf)
+    conf["rules"] = [_reparsed_rule(rule, env, cluster_conf(state), conf) for rule in conf["rules"]]
+    _keep_file(state, "guests", vmid, conf)
+
+
+def save_vnet(state, vnet, conf):
+    conf["rules"] = [_reparsed_rule(rule, "vnet", cluster_conf(state), conf) for rule in conf["rules"]]
+    _keep_file(state, "vnets", vnet, conf)
+
+
+GUEST_ENVS = ("vm", "ct")
+
+
+def load_file(state, env, p):
+    """(the cluster conf a rule's references are looked up in besides the file, the file): RulesBase's and the
+    other bases' load_config. At cluster level the cluster conf is the file itself (None, conf)."""
+    if env in ("cluster", "group"):
+        return None, cluster_conf(state)
+    if env == "host":
+        return cluster_conf(state), host_conf(state, p["node"])
+    if env in GUEST_ENVS:
+        return cluster_conf(state), guest_conf(state, p["vmid"])
+    return cluster_conf(state), vnet_conf(state, p["vnet"])
+
+
+def save_file(state, env, p, conf):
+    if env in ("cluster", "group"):
+        save_cluster(state)
+    elif env == "host":
+        save_host(state, p["node"])
+    elif env in GUEST_ENVS:
+        save_guest(state, p["vmid"], conf, env)
+    else:
+        save_vnet(state, p["vnet"], conf)
+
+
 # -- rules: verify_rule, copy_rule_data, delete_rule_properties ---------------------------------
 
-def verify_rule(rule, cluster, fw_conf, env):
-    """verify_rule without $noerr: the first error is a 400 naming its parameter."""
+def verify_rule(rule, cluster, fw_conf, env, sdn_sets=()):
+    """verify_rule without $noerr: the first error is a 400 naming its parameter. ``sdn_sets``: the names of
+    the SDN ipsets the API user may use (the rule APIs' load_sdn_conf)."""
     def error(param, message):
         raise param_exc({param: message})
 
@@ -570,28 +647,34 @@ def verify_rule(rule, cluster, fw_conf, env):
         value = rule.get(param)
         if not value:
             return
-        ipsets = dict((cluster or {}).get("ipset") or {}, **((fw_conf or {}).get("ipset") or {}))
-        aliases = dict((cluster or {}).get("aliases") or {}, **((fw_conf or {}).get("aliases") or {}))
+        cluster_aliases = (cluster or {}).get("aliases") or {}
+        local_aliases = (fw_conf or {}).get("aliases") or {}
         if value.startswith("+"):
             match = IPSET_REF_RE.match(value)
             if not match:
                 error(param, f"invalid ipset name '{value}'")
-            # the parser keeps set names lower-cased and verify_rule looks the name up as written
-            if match.group(1) != "sdn" and match.group(2) not in ipsets:
+            # any scope's set of that name will do; the parser keeps set names lower-cased and verify_rule looks
+            # the name up as written. An +sdn/ reference is not checked: IPAM's guest sets are not simulated.
+            known = set((cluster or {}).get("ipset") or {}) | set((fw_conf or {}).get("ipset") or {}) | set(sdn_sets)
+            if match.group(1) != "sdn" and match.group(2) not in known:
                 error(param, f"no such ipset '{match.group(2)}'")
         elif ALIAS_REF_RE.match(value):
-            name = ALIAS_REF_RE.match(value).group(2).lower()
-            if name not in aliases:
+            scope, name = ALIAS_REF_RE.match(value).groups()
+            name = name.lower()
+            if name not in cluster_aliases and name not in local_aliases:
                 error(param, f"no such alias '{value}'")
-            set_version(aliases[name].get("ipversion"), param, plain=True)
+            # the IP version comes from the alias the scope names: guest/ the file's, dc/ the cluster's
+            alias = local_aliases.get(name) if scope != "dc" and fw_conf else None
+            if scope != "guest" and not alias and cluster:
+                alias = cluster_aliases.get(name)
+            set_version((alias or {}).get("ipversion"), param, plain=True)
 
     kind, action = rule.get("type"), rule.get("action")
     if not kind:
         error("type", "missing property")
     if not action:
         error("action", "missing property")
-    valid_types = DIRECTIONS if env == "group" else DIRECTIONS + ("group",)
-    if kind not in valid_types:
+    if kind not in RULE_ENV_TYPES[env]:
         error("type", f"invalid rule type '{kind}' for rule_env '{env}'")
     if kind in DIRECTIONS:
         if kind == "forward" and action == "REJECT":
@@ -606,10 +689,12 @@ def verify_rule(rule, cluster, fw_conf, env):
     else:
         error("type", f"unknown rule type '{kind}'")
     if rule.get("iface"):
-        if env == "group":
+        if not RULE_ENV_IFACE[env]:
             error("type", "parameter -i not allowed for this rule type")
         if not re.match(r"^[a-z][a-z0-9_]{1,20}([:.]\d+)?$", rule["iface"], re.I):
             error("iface", f"invalid network interface name '{rule['iface']}'")
+        if env in GUEST_ENVS and not re.match(r"^net(\d+)$", rule["iface"]):
+            error("iface", "value does not match the regex pattern 'net\\d+'")
     if rule.get("macro"):
         preferred = PREFERRED_MACRO.get(str(rule["macro"]).lower())
         if not preferred:
@@ -699,41 +784,39 @@ def delete_rule_properties(rule, delete):
 
 
 class RuleList:
-    """One rule list (RulesBase's subclasses): where it lives, its rule_env, how it is saved."""
+    """One rule list (RulesBase's subclasses): its rule_env says which file holds it and how it is verified.
+    ``guard(ctx, p, write)`` is check_privileges_for_method (the vnet rules' check_vnet_access), run first."""
 
-    def __init__(self, env):
+    def __init__(self, env, guard=None):
         self.env = env
+        self.guard = guard or (lambda ctx, p, write: None)
 
     def load(self, state, p):
-        """(cluster conf for references, the file's conf, the rules list)."""
-        cluster = cluster_conf(state)
-        if self.env == "cluster":
-            return None, cluster, cluster["rules"]
-        if self.env == "group":
-            rules = cluster["groups"].get(p["group"])
-            if rules is None:
-                raise die(f"no such security group '{p['group']}'")
-            return None, cluster, rules
-        host = host_conf(state, p["node"])
-        return cluster, host, host["rules"]
+        """load_config: (cluster conf for references, the file's conf, the rules list)."""
+        cluster, conf = load_file(state, self.env, p)
+        if self.env != "group":
+            return cluster, conf, conf["rules"]
+        rules = conf["groups"].get(p["group"])
+        if rules is None:
+            raise die(f"no such security group '{p['group']}'")
+        return cluster, conf, rules
 
-    def store(self, state, p, rules):
-        if self.env == "cluster":
-            cluster_conf(state)["rules"] = rules
-            save_cluster(state)
-        elif self.env == "group":
-            cluster_conf(state)["groups"][p["group"]] = rules
-            save_cluster(state)
+    def store(self, state, p, conf, rules):
+        """save_rules."""
+        if self.env == "group":
+            conf["groups"][p["group"]] = rules
         else:
-            host_conf(state, p["node"])["rules"] = rules
-            save_host(state, p["node"])
+            conf["rules"] = rules
+        save_file(state, self.env, p, conf)
 
     # -- the five methods of RulesBase ---------------------------------------------------------
     def index(self, ctx, p):
+        self.guard(ctx, p, False)
         _cluster, _conf, rules = self.load(ctx.state, p)
         return [dict(rule, pos=pos) for pos, rule in enumerate(with_digest(rules))]
 
     def read(self, ctx, p):
+        self.guard(ctx, p, False)
         _cluster, _conf, rules = self.load(ctx.state, p)
         listed = with_digest(rules)
         if p["pos"] >= len(listed):
@@ -742,16 +825,18 @@ class RuleList:
 
     def create(self, ctx, p):
         """create_rule: the new rule goes on top (``pos`` and ``digest`` are accepted, not used)."""
+        self.guard(ctx, p, True)
         with locked(ctx.state):
             cluster, conf, rules = self.load(ctx.state, p)
             rule = copy_rule_data({}, p)
-            verify_rule(rule, cluster, conf, self.env)
+            verify_rule(rule, cluster, conf, self.env, sdn_ipsets(ctx))
             if p.get("enable") is None:
                 rule["enable"] = 0
-            self.store(ctx.state, p, [rule] + [dict(item) for item in rules])
+            self.store(ctx.state, p, conf, [rule] + [dict(item) for item in rules])
         return None
 
     def update(self, ctx, p):
+        self.guard(ctx, p, True)
         with locked(ctx.state):
             cluster, conf, rules = self.load(ctx.state, p)
             assert_if_modified(list_digest(rules), p.get("digest"))
@@ -776,22 +861,23 @@ class RuleList:
                 copy_rule_data(rule, p)
                 if p.get("delete"):
                     delete_rule_properties(rule, p["delete"])
-                verify_rule(rule, cluster, conf, self.env)
-            self.store(ctx.state, p, rules)
+                verify_rule(rule, cluster, conf, self.env, sdn_ipsets(ctx))
+            self.store(ctx.state, p, conf, rules)
         return None
 
     def delete(self, ctx, p):
+        self.guard(ctx, p, True)
         with locked(ctx.state):
-            _cluster, _conf, rules = self.load(ctx.state, p)
+            _cluster, conf, rules = self.load(ctx.state, p)
             assert_if_modified(list_digest(rules), p.get("digest"))
             if p["pos"] >= len(rules):
                 raise die(f"no rule at position {p['pos']}")
-            self.store(ctx.state, p, [dict(rule) for index, rule in enumerate(rules) if index != p["pos"]])
+            self.store(ctx.state, p, conf, [dict(rule) for index, rule in enumerate(rules) if index != p["pos"]])
         return None
 
 
-def _register_rules(base, env, item_var="pos"):
-    rules = RuleList(env)
+def _register_rules(base, env, item_var="pos", guard=None):
+    rules = RuleList(env, guard)
     route("GET", base)(rules.index)
     route("POST", base)(rules.create)
     item = f"{base}/{{{item_var}}}"
@@ -800,44 +886,55 @@ def _register_rules(base, env, item_var="pos"):
     route("DELETE", item)(rules.delete)
 
 
-_register_rules("/cluster/firewall/rules", "cluster")
-_register_rules("/nodes/{node}/firewall/rules", "host")
-_register_rules("/cluster/firewall/groups/{group}", "group")
+# -- the SDN side: the vnet a vnet firewall belongs to, the ipsets SDN generates ----------------------
+
+# API2/Firewall/Helpers.pm check_vnet_access: `die "invalid vnet specified"` has no newline (mirror 6f1311f)
+INVALID_VNET_AT = ("PVE/API2/Firewall/Helpers.pm", 55)
+VNET_READ_PRIVS = ["SDN.Audit", "SDN.Allocate"]      # VnetRules check_privileges_for_method, get_rule(s)
+VNET_OPTIONS_READ_PRIVS = ["SDN.Allocate", "SDN.Audit"]  # Vnet.pm get_options names them the other way round
+VNET_WRITE_PRIVS = ["SDN.Allocate"]
 
 
-# -- directory indexes ---------------------------------------------------------------------------
-
-@route("GET", "/cluster/firewall")
-def cluster_index(ctx, p):
-    return [{"name": name} for name in ("aliases", "rules", "options", "groups", "ipset", "macros", "refs")]
-
-
-@route("GET", "/nodes/{node}/firewall")
-def host_index(ctx, p):
-    return [{"name": name} for name in ("rules", "options", "log")]
+def _running_vnets(state):
+    """The vnets of the applied SDN config (pve-network Vnets::config(1): .running-config), the simulator's
+    ``sdn_running`` (sdn.py): a vnet only staged is not there yet."""
+    return (state.sdn_running or {}).get("vnets") or {}
 
 
-# -- aliases (Aliases.pm, cluster scope) -------------------------------------------------------
+def check_vnet_access(ctx, p, privs):
+    """check_vnet_access: get_vnet($vnetid, 1) (the running config), then any of ``privs`` on the vnet's zone path."""
+    vnet = _running_vnets(ctx.state).get(p["vnet"])
+    if vnet is None:
+        raise die_at("invalid vnet specified", *INVALID_VNET_AT)
+    ctx.access.check_any(ctx.authid, f"/sdn/zones/{vnet.get('zone')}/{p['vnet']}", privs)
+
+
+def _vnet_rules_guard(ctx, p, write):
+    check_vnet_access(ctx, p, VNET_WRITE_PRIVS if write else VNET_READ_PRIVS)
+
+
+def sdn_ipsets(ctx):
+    """load_sdn_conf(get_allowed_vms, get_allowed_vnets): the ipsets proxmox-ve-config's SdnConfig::ipsets makes
+    for every running vnet the user may audit (SDN.Audit or SDN.Allocate on its zone path), name -> comment. IPAM's
+    guest-ipam-<vmid> sets are not simulated."""
+    sets = {}
+    zones = (ctx.state.sdn_running or {}).get("zones") or {}
+    for vnetid, vnet in sorted(_running_vnets(ctx.state).items()):
+        if vnet.get("zone") not in zones:
+            continue
+        if not ctx.access.check_any(ctx.authid, f"/sdn/zones/{vnet['zone']}/{vnetid}", VNET_READ_PRIVS, True):
+            continue
+        sets[f"{vnetid}-all"] = f"All subnets of VNet {vnetid}"
+        sets[f"{vnetid}-gateway"] = f"All gateways of VNet {vnetid}"
+        sets[f"{vnetid}-no-gateway"] = f"All subnets of VNet {vnetid}, excluding gateways"
+        sets[f"{vnetid}-dhcp"] = f"DHCP ranges of VNet {vnetid}"
+    return sets
+
+
+# -- aliases (Aliases.pm: AliasesBase and its cluster, VM and CT subclasses) ---------------------
 
 def _aliases_list(conf):
     return [conf["aliases"][key] for key in sorted(conf["aliases"])]
-
-
-@route("GET", "/cluster/firewall/aliases")
-def alias_index(ctx, p):
-    return with_digest(_aliases_list(cluster_conf(ctx.state)))
-
-
-@route("POST", "/cluster/firewall/aliases")
-def alias_create(ctx, p):
-    with locked(ctx.state):
-        conf = cluster_conf(ctx.state)
-        name = p["name"].lower()
-        if name in conf["aliases"]:
-            raise param_exc({"name": f"alias '{p['name']}' already exists"})
-        conf["aliases"][name] = _new_alias(p["name"], p)
-        save_cluster(ctx.state)
-    return None
 
 
 def _new_alias(name, p):
@@ -847,44 +944,67 @@ def _new_alias(name, p):
     return data
 
 
-@route("GET", "/cluster/firewall/aliases/{name}")
-def alias_read(ctx, p):
-    alias = cluster_conf(ctx.state)["aliases"].get(p["name"].lower())
-    if alias is None:
-        raise param_exc({"name": "no such alias"})
-    return dict(alias)
+class AliasList:
+    """One scope's aliases: the cluster's (cluster.fw) or a guest's (<vmid>.fw)."""
 
+    def __init__(self, env):
+        self.env = env
 
-@route("PUT", "/cluster/firewall/aliases/{name}")
-def alias_update(ctx, p):
-    """update_alias: the alias is rewritten from the parameters, so a PUT without comment drops it."""
-    with locked(ctx.state):
-        conf = cluster_conf(ctx.state)
-        assert_if_modified(list_digest(_aliases_list(conf)), p.get("digest"))
-        name = p["name"].lower()
-        if name not in conf["aliases"]:
+    def index(self, ctx, p):
+        return with_digest(_aliases_list(load_file(ctx.state, self.env, p)[1]))
+
+    def create(self, ctx, p):
+        with locked(ctx.state):
+            conf = load_file(ctx.state, self.env, p)[1]
+            name = p["name"].lower()
+            if name in conf["aliases"]:
+                raise param_exc({"name": f"alias '{p['name']}' already exists"})
+            conf["aliases"][name] = _new_alias(p["name"], p)
+            save_file(ctx.state, self.env, p, conf)
+        return None
+
+    def read(self, ctx, p):
+        alias = load_file(ctx.state, self.env, p)[1]["aliases"].get(p["name"].lower())
+        if alias is None:
             raise param_exc({"name": "no such alias"})
-        conf["aliases"][name] = _new_alias(p["name"], p)
-        rename = (p.get("rename") or "").lower()
-        if rename and rename != name:
-            if rename in conf["aliases"]:
-                raise param_exc({"name": f"alias '{p['rename']}' already exists"})
-            conf["aliases"][rename] = dict(conf["aliases"].pop(name), name=p["rename"])
-        save_cluster(ctx.state)
-    return None
+        return dict(alias)
+
+    def update(self, ctx, p):
+        """update_alias: the alias is rewritten from the parameters, so a PUT without comment drops it."""
+        with locked(ctx.state):
+            conf = load_file(ctx.state, self.env, p)[1]
+            assert_if_modified(list_digest(_aliases_list(conf)), p.get("digest"))
+            name = p["name"].lower()
+            if name not in conf["aliases"]:
+                raise param_exc({"name": "no such alias"})
+            conf["aliases"][name] = _new_alias(p["name"], p)
+            rename = (p.get("rename") or "").lower()
+            if rename and rename != name:
+                if rename in conf["aliases"]:
+                    raise param_exc({"name": f"alias '{p['rename']}' already exists"})
+                conf["aliases"][rename] = dict(conf["aliases"].pop(name), name=p["rename"])
+            save_file(ctx.state, self.env, p, conf)
+        return None
+
+    def delete(self, ctx, p):
+        with locked(ctx.state):
+            conf = load_file(ctx.state, self.env, p)[1]
+            assert_if_modified(list_digest(_aliases_list(conf)), p.get("digest"))
+            conf["aliases"].pop(p["name"].lower(), None)
+            save_file(ctx.state, self.env, p, conf)
+        return None
 
 
-@route("DELETE", "/cluster/firewall/aliases/{name}")
-def alias_delete(ctx, p):
-    with locked(ctx.state):
-        conf = cluster_conf(ctx.state)
-        assert_if_modified(list_digest(_aliases_list(conf)), p.get("digest"))
-        conf["aliases"].pop(p["name"].lower(), None)
-        save_cluster(ctx.state)
-    return None
+def _register_aliases(base, env):
+    aliases = AliasList(env)
+    route("GET", base)(aliases.index)
+    route("POST", base)(aliases.create)
+    route("GET", f"{base}/{{name}}")(aliases.read)
+    route("PUT", f"{base}/{{name}}")(aliases.update)
+    route("DELETE", f"{base}/{{name}}")(aliases.delete)
 
 
-# -- ipsets (IPSet.pm, cluster scope) ----------------------------------------------------------
+# -- ipsets (IPSet.pm: BaseIPSetList and IPSetBase, their cluster, VM and CT subclasses) ----------
 
 def _ipset_list(conf):
     listed = []
@@ -903,120 +1023,178 @@ def _ipset(conf, name):
     return entries
 
 
-@route("GET", "/cluster/firewall/ipset")
-def ipset_index(ctx, p):
-    return with_digest(_ipset_list(cluster_conf(ctx.state)))
+def resolve_alias(cluster, local, name, scope):
+    """resolve_alias: at cluster level (no cluster conf) the file is the cluster's; guest/ looks only in the
+    file, dc/ only in the cluster's, no scope in the file first. The error names the alias without its scope."""
+    if cluster is None:
+        cluster, local = local, None
+    alias = local["aliases"].get(name.lower()) if scope != "dc" and local else None
+    if scope != "guest" and not alias and cluster:
+        alias = cluster["aliases"].get(name.lower())
+    if not alias:
+        raise die(f"no such alias '{name}'")
+    return alias
 
 
-@route("POST", "/cluster/firewall/ipset")
-def ipset_create(ctx, p):
-    """create_ipset; with ``rename`` (the same name to change only the comment) it checks the list's digest."""
-    with locked(ctx.state):
-        conf = cluster_conf(ctx.state)
-        name, rename = p["name"], p.get("rename")
-        if rename:
-            assert_if_modified(list_digest(_ipset_list(conf)), p.get("digest"))
-            if rename not in conf["ipset"]:
-                raise param_exc({"name": f"IPSet '{rename}' does not exist"})
-            if name in conf["ipset"] and name != rename:
-                raise param_exc({"name": f"IPSet '{name}' does already exist"})
-            conf["ipset"][name] = conf["ipset"].pop(rename)
-            comment = conf["ipset_comments"].pop(rename, None)
-            if comment:
-                conf["ipset_comments"][name] = comment
-        else:
-            if name in conf["ipset"]:
-                raise param_exc({"name": f"IPSet '{name}' already exists"})
-            conf["ipset"][name] = []
-        if p.get("comment") is not None:
-            conf["ipset_comments"][name] = p["comment"]
-        save_cluster(ctx.state)
-    return None
+class IPSetList:
+    """One scope's ipsets: the list (BaseIPSetList) and each set (IPSetBase, under ``{name}``)."""
 
+    def __init__(self, env):
+        self.env = env
 
-@route("DELETE", "/cluster/firewall/ipset/{name}")
-def ipset_delete(ctx, p):
-    with locked(ctx.state):
-        conf = cluster_conf(ctx.state)
-        if _ipset(conf, p["name"]) and not p.get("force"):
-            raise die(f"IPSet '{p['name']}' is not empty")
-        del conf["ipset"][p["name"]]
-        conf["ipset_comments"].pop(p["name"], None)
-        save_cluster(ctx.state)
-    return None
+    def index(self, ctx, p):
+        return with_digest(_ipset_list(load_file(ctx.state, self.env, p)[1]))
 
+    def create(self, ctx, p):
+        """create_ipset; with ``rename`` (the same name to change only the comment) it checks the list's digest."""
+        with locked(ctx.state):
+            conf = load_file(ctx.state, self.env, p)[1]
+            name, rename = p["name"], p.get("rename")
+            if rename:
+                assert_if_modified(list_digest(_ipset_list(conf)), p.get("digest"))
+                if rename not in conf["ipset"]:
+                    raise param_exc({"name": f"IPSet '{rename}' does not exist"})
+                if name in conf["ipset"] and name != rename:
+                    raise param_exc({"name": f"IPSet '{name}' does already exist"})
+                conf["ipset"][name] = conf["ipset"].pop(rename)
+                comment = conf["ipset_comments"].pop(rename, None)
+                if comment:
+                    conf["ipset_comments"][name] = comment
+            else:
+                if name in conf["ipset"]:
+                    raise param_exc({"name": f"IPSet '{name}' already exists"})
+                conf["ipset"][name] = []
+            if p.get("comment") is not None:
+                conf["ipset_comments"][name] = p["comment"]
+            save_file(ctx.state, self.env, p, conf)
+        return None
 
-@route("GET", "/cluster/firewall/ipset/{name}")
-def ipset_entries(ctx, p):
-    return with_digest(_ipset(cluster_conf(ctx.state), p["name"]))
+    def delete_set(self, ctx, p):
+        with locked(ctx.state):
+            conf = load_file(ctx.state, self.env, p)[1]
+            if _ipset(conf, p["name"]) and not p.get("force"):
+                raise die(f"IPSet '{p['name']}' is not empty")
+            del conf["ipset"][p["name"]]
+            conf["ipset_comments"].pop(p["name"], None)
+            save_file(ctx.state, self.env, p, conf)
+        return None
 
+    def entries(self, ctx, p):
+        return with_digest(_ipset(load_file(ctx.state, self.env, p)[1], p["name"]))
 
-@route("POST", "/cluster/firewall/ipset/{name}")
-def ipset_add(ctx, p):
-    """create_ip: an alias must resolve (resolve_alias at cluster level: ``guest/`` never does); an address is
-    stored as clean_cidr then parse_ip_or_cidr make it (10.0.2.5/24 -> 10.0.2.0/24, /32 dropped), and that form
-    is compared with the stored ones (so 10.0.0.1/32 and 10.0.0.1 are the same entry)."""
-    with locked(ctx.state):
-        conf = cluster_conf(ctx.state)
-        entries = _ipset(conf, p["name"])
-        cidr = p["cidr"]
-        alias = ALIAS_REF_RE.match(cidr)
-        if alias:
-            if alias.group(1) == "guest" or alias.group(2).lower() not in conf["aliases"]:
-                raise die(f"no such alias '{alias.group(2)}'")
-        else:
-            cidr = parse_ip_or_cidr(clean_cidr(cidr))[0]
-        if any(entry["cidr"] == cidr for entry in entries):
-            raise param_exc({"cidr": f"address '{cidr}' already exists"})
-        if re.search(r"/0+$", cidr):
-            raise param_exc({"cidr": "a zero prefix is not allowed in ipset entries"})
-        entry = {"cidr": cidr}
-        if p.get("nomatch"):
-            entry["nomatch"] = 1
-        if p.get("comment"):
-            entry["comment"] = p["comment"]
-        conf["ipset"][p["name"]] = [entry] + entries
-        save_cluster(ctx.state)
-    return None
+    def add(self, ctx, p):
+        """create_ip: an alias must resolve (resolve_alias); an address is stored as clean_cidr then
+        parse_ip_or_cidr make it (10.0.2.5/24 -> 10.0.2.0/24, /32 dropped), and that form is compared with the
+        stored ones (so 10.0.0.1/32 and 10.0.0.1 are the same entry)."""
+        with locked(ctx.state):
+            cluster, conf = load_file(ctx.state, self.env, p)
+            entries = _ipset(conf, p["name"])
+            cidr = p["cidr"]
+            alias = ALIAS_REF_RE.match(cidr)
+            if alias:
+                resolve_alias(cluster, conf, alias.group(2), alias.group(1))
+            else:
+                cidr = parse_ip_or_cidr(clean_cidr(cidr))[0]
+            if any(entry["cidr"] == cidr for entry in entries):
+                raise param_exc({"cidr": f"address '{cidr}' already exists"})
+            if re.search(r"/0+$", cidr):
+                raise param_exc({"cidr": "a zero prefix is not allowed in ipset entries"})
+            entry = {"cidr": cidr}
+            if p.get("nomatch"):
+                entry["nomatch"] = 1
+            if p.get("comment"):
+                entry["comment"] = p["comment"]
+            conf["ipset"][p["name"]] = [entry] + entries
+            save_file(ctx.state, self.env, p, conf)
+        return None
 
-
-@route("GET", "/cluster/firewall/ipset/{name}/{cidr}")
-def ipset_entry(ctx, p):
-    for entry in with_digest(_ipset(cluster_conf(ctx.state), p["name"])):
-        if entry["cidr"] == p["cidr"]:
-            return entry
-    raise param_exc({"cidr": "no such IP/Network"})
-
-
-@route("PUT", "/cluster/firewall/ipset/{name}/{cidr}")
-def ipset_entry_update(ctx, p):
-    """update_ip: ``nomatch`` and ``comment`` are both set from the parameters (one left out is cleared)."""
-    with locked(ctx.state):
-        conf = cluster_conf(ctx.state)
-        entries = _ipset(conf, p["name"])
-        assert_if_modified(list_digest(entries), p.get("digest"))
-        for entry in entries:
+    def entry(self, ctx, p):
+        for entry in with_digest(_ipset(load_file(ctx.state, self.env, p)[1], p["name"])):
             if entry["cidr"] == p["cidr"]:
-                entry.pop("nomatch", None)
-                entry.pop("comment", None)
-                if p.get("nomatch"):
-                    entry["nomatch"] = 1
-                if p.get("comment") is not None:
-                    entry["comment"] = p["comment"]
-                save_cluster(ctx.state)
-                return None
+                return entry
         raise param_exc({"cidr": "no such IP/Network"})
 
+    def update_entry(self, ctx, p):
+        """update_ip: ``nomatch`` and ``comment`` are both set from the parameters (one left out is cleared)."""
+        with locked(ctx.state):
+            conf = load_file(ctx.state, self.env, p)[1]
+            entries = _ipset(conf, p["name"])
+            assert_if_modified(list_digest(entries), p.get("digest"))
+            for entry in entries:
+                if entry["cidr"] == p["cidr"]:
+                    entry.pop("nomatch", None)
+                    entry.pop("comment", None)
+                    if p.get("nomatch"):
+                        entry["nomatch"] = 1
+                    if p.get("comment") is not None:
+                        entry["comment"] = p["comment"]
+                    save_file(ctx.state, self.env, p, conf)
+                    return None
+            raise param_exc({"cidr": "no such IP/Network"})
 
-@route("DELETE", "/cluster/firewall/ipset/{name}/{cidr}")
-def ipset_entry_delete(ctx, p):
-    with locked(ctx.state):
-        conf = cluster_conf(ctx.state)
-        entries = _ipset(conf, p["name"])
-        assert_if_modified(list_digest(entries), p.get("digest"))
-        conf["ipset"][p["name"]] = [entry for entry in entries if entry["cidr"] != p["cidr"]]
-        save_cluster(ctx.state)
-    return None
+    def delete_entry(self, ctx, p):
+        with locked(ctx.state):
+            conf = load_file(ctx.state, self.env, p)[1]
+            entries = _ipset(conf, p["name"])
+            assert_if_modified(list_digest(entries), p.get("digest"))
+            conf["ipset"][p["name"]] = [entry for entry in entries if entry["cidr"] != p["cidr"]]
+            save_file(ctx.state, self.env, p, conf)
+        return None
+
+
+def _register_ipsets(base, env):
+    ipsets = IPSetList(env)
+    route("GET", base)(ipsets.index)
+    route("POST", base)(ipsets.create)
+    one, entry = f"{base}/{{name}}", f"{base}/{{name}}/{{cidr}}"
+    route("DELETE", one)(ipsets.delete_set)
+    route("GET", one)(ipsets.entries)
+    route("POST", one)(ipsets.add)
+    route("GET", entry)(ipsets.entry)
+    route("PUT", entry)(ipsets.update_entry)
+    route("DELETE", entry)(ipsets.delete_entry)
+
+
+# The guests' firewalls: qemu-server mounts PVE::API2::Firewall::VM, pve-container PVE::API2::Firewall::CT (VM.pm).
+GUEST_BASES = {"vm": "/nodes/{node}/qemu/{vmid}/firewall", "ct": "/nodes/{node}/lxc/{vmid}/firewall"}
+VNET_BASE = "/cluster/sdn/vnets/{vnet}/firewall"
+
+_register_rules("/cluster/firewall/rules", "cluster")
+_register_rules("/nodes/{node}/firewall/rules", "host")
+_register_rules("/cluster/firewall/groups/{group}", "group")
+_register_rules(f"{VNET_BASE}/rules", "vnet", guard=_vnet_rules_guard)
+_register_aliases("/cluster/firewall/aliases", "cluster")
+_register_ipsets("/cluster/firewall/ipset", "cluster")
+for _env, _base in GUEST_BASES.items():
+    _register_rules(f"{_base}/rules", _env)
+    _register_aliases(f"{_base}/aliases", _env)
+    _register_ipsets(f"{_base}/ipset", _env)
+
+
+# -- directory indexes ---------------------------------------------------------------------------
+
+@route("GET", "/cluster/firewall")
+def cluster_index(ctx, p):
+    return [{"name": name} for name in ("aliases", "rules", "options", "groups", "ipset", "macros", "refs")]
+
+
+@route("GET", "/nodes/{node}/firewall")
+def host_index(ctx, p):
+    return [{"name": name} for name in ("rules", "options", "log")]
+
+
+def guest_index(ctx, p):
+    return [{"name": name} for name in ("rules", "aliases", "ipset", "refs", "options")]
+
+
+for _base in GUEST_BASES.values():
+    route("GET", _base)(guest_index)
+
+
+@route("GET", VNET_BASE)
+def vnet_index(ctx, p):
+    """Vnet.pm index: neither the vnet nor a privilege is checked."""
+    return [{"name": "rules"}, {"name": "options"}]
 
 
 # -- security groups (Groups.pm; their rules are a RuleList above) ----------------------------------
@@ -1136,3 +1314,95 @@ def host_options_update(ctx, p):
         _set_options(conf["options"], p, ctx.schema_props)
         save_host(ctx.state, p["node"])
     return None
+
+
+# The options a guest's and a vnet's file take: Firewall.pm $vm_option_properties, $vnet_option_properties.
+GUEST_OPTIONS = ("enable", "macfilter", "dhcp", "ndp", "radv", "ipfilter", "policy_in", "policy_out",
+                 "log_level_in", "log_level_out")
+VNET_OPTIONS = ("enable", "policy_forward", "log_level_forward")
+
+
+def _set_known_options(options, p, known):
+    """VM.pm / Vnet.pm set_options: delete= first (each must be one of ``known``), ``enable`` as 1/0, then
+    every known option given."""
+    for option in split_list(p.get("delete")):
+        if option not in known:
+            raise param_exc({"delete": f"no such option '{option}'"})
+        options.pop(option, None)
+    for key in known:
+        if p.get(key) is not None:
+            options[key] = (1 if p[key] else 0) if key == "enable" else p[key]
+
+
+def _guest_options(env):
+    def read(ctx, p):
+        options = dict(guest_conf(ctx.state, p["vmid"])["options"])
+        return dict(options, digest=object_digest(options))
+
+    def update(ctx, p):
+        with locked(ctx.state):
+            conf = guest_conf(ctx.state, p["vmid"])
+            assert_if_modified(object_digest(conf["options"]), p.get("digest"))
+            _set_known_options(conf["options"], p, GUEST_OPTIONS)
+            save_guest(ctx.state, p["vmid"], conf, env)
+        return None
+    return read, update
+
+
+for _env, _base in GUEST_BASES.items():
+    _read, _update = _guest_options(_env)
+    route("GET", f"{_base}/options")(_read)
+    route("PUT", f"{_base}/options")(_update)
+
+
+@route("GET", f"{VNET_BASE}/options")
+def vnet_options(ctx, p):
+    check_vnet_access(ctx, p, VNET_OPTIONS_READ_PRIVS)
+    options = dict(vnet_conf(ctx.state, p["vnet"])["options"])
+    return dict(options, digest=object_digest(options))
+
+
+@route("PUT", f"{VNET_BASE}/options")
+def vnet_options_update(ctx, p):
+    check_vnet_access(ctx, p, VNET_WRITE_PRIVS)
+    with locked(ctx.state):
+        conf = vnet_conf(ctx.state, p["vnet"])
+        assert_if_modified(object_digest(conf["options"]), p.get("digest"))
+        _set_known_options(conf["options"], p, VNET_OPTIONS)
+        save_vnet(ctx.state, p["vnet"], conf)
+    return None
+
+
+# -- refs (VM.pm refs, Firewall/Helpers.pm collect_refs) -------------------------------------------
+
+def collect_refs(ipsets, ipset_comments, aliases, kind, scope):
+    """collect_refs: a scope's ipsets (``+name``), then its aliases (the lower-cased key), each with its comment.
+    PVE lists each scope in Perl's hash order; the simulator sorts by name."""
+    refs = []
+    if kind in (None, "ipset"):
+        for name in sorted(ipsets):
+            ref = {"type": "ipset", "name": name, "ref": f"+{name}", "scope": scope}
+            if ipset_comments.get(name):
+                ref["comment"] = ipset_comments[name]
+            refs.append(ref)
+    if kind in (None, "alias"):
+        for name in sorted(aliases):
+            ref = {"type": "alias", "name": name, "ref": name, "scope": scope}
+            if aliases[name].get("comment"):
+                ref["comment"] = aliases[name]["comment"]
+            refs.append(ref)
+    return refs
+
+
+def guest_refs(ctx, p):
+    """The cluster's references (scope dc), the SDN's the user may use (sdn), then the guest's own (guest)."""
+    cluster, guest = cluster_conf(ctx.state), guest_conf(ctx.state, p["vmid"])
+    sdn = sdn_ipsets(ctx)
+    kind = p.get("type")
+    return (collect_refs(cluster["ipset"], cluster["ipset_comments"], cluster["aliases"], kind, "dc")
+            + collect_refs(sdn, sdn, {}, kind, "sdn")
+            + collect_refs(guest["ipset"], guest["ipset_comments"], guest["aliases"], kind, "guest"))
+
+
+for _base in GUEST_BASES.values():
+    route("GET", f"{_base}/refs")(guest_refs)

@@ -762,6 +762,7 @@ def destroy(ctx, p):
                 for volname in [n for n, info in vols.items() if info.get("vmid") == vmid]:
                     g.free_volume(state, f"{sid}:{volname}")
         g.destroy(state, vmid, p.get("purge"), log)
+        state.firewall.get("guests", {}).pop(vmid, None)  # LXC.pm destroy_vm: PVE::Firewall::remove_vmfw_conf
         return warnings
     return g.run_task(ctx, p["node"], "vzdestroy", vmid, work)
 

@@ -1046,6 +1046,7 @@ def destroy(ctx, p):
                 for volname in [n for n, info in vols.items() if info.get("vmid") == vmid]:
                     warnings += _free_owned(state, vmid, {"file": f"{sid}:{volname}"}, log)
         g.destroy(state, vmid, p.get("purge"), log)
+        state.firewall.get("guests", {}).pop(vmid, None)  # Qemu.pm destroy_vm: PVE::Firewall::remove_vmfw_conf
         return warnings
     return g.run_task(ctx, p["node"], "qmdestroy", vmid, work)
 
