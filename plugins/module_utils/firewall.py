@@ -2,17 +2,22 @@
 # Copyright (c) 2026 homeflare.proxmox contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
 """What the firewall families share about names, addresses, comments and log levels, as pve-firewall
-(src/PVE/Firewall.pm) reads and writes them, and the names a reference resolves (``Names``)."""
+(src/PVE/Firewall.pm) reads and writes them, the names a reference resolves (``Names``), and how a scope that lives
+under another object is found first (``GuestScope``, ``VnetScope``)."""
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import copy
 import ipaddress
 import re
 
-from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError
+from ansible_collections.homeflare.proxmox.plugins.module_utils.api import item_path
+from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError, MissingReference
 from ansible_collections.homeflare.proxmox.plugins.module_utils.formats import why_not
+from ansible_collections.homeflare.proxmox.plugins.module_utils.guest import cluster_guests, guest_row
+from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Absent, Family, Listing, field_plan
 
 # pve-firewall's log levels (a rule's log, the options' log_level_in/out/forward).
 LOG_LEVELS = ['emerg', 'alert', 'crit', 'err', 'warning', 'notice', 'info', 'debug', 'nolog']
@@ -91,8 +96,10 @@ def alias_version(row):
 
 
 class Names:
-    """The cluster's aliases, IP sets and security groups as a reference resolves them: each live list read once,
-    only when a reference needs it, then what the same ``declare`` task declares (present, or absent) laid over it.
+    """The aliases, IP sets and security groups a reference resolves, as pve-firewall's verify_rule and resolve_alias
+    see them: the cluster's lists and, for a guest's scope, the guest's own (``local``: kind -> its list's path);
+    each live list read once, only when a reference needs it, then what the same ``declare`` task declares (present,
+    or absent) laid over it.
 
     Keys are as PVE keeps them: an alias lower-cased (its lookups are lc), an IP set and a security group by the
     lower-cased name the parser stores (generic_fw_config_parser), which a reference must spell exactly."""
@@ -104,43 +111,246 @@ class Names:
     DECLARED = {'firewall_alias': ('alias', 'name'), 'firewall_ipset': ('ipset', 'name'),
                 'firewall_rules': ('group', 'group')}
 
-    def __init__(self, client, family, batch):
+    def __init__(self, client, family, batch, local=None, vmid=None):
         self.client, self.role, self.batch, self.lists = client, family.read_role, batch, {}
+        # a guest's own lists: kind -> path (None when the guest is not there yet), and its vmid
+        self.local, self.vmid = local or {}, vmid
 
     @classmethod
-    def of(cls, client, family, batch):
+    def of(cls, client, family, batch, local=None, vmid=None):
         """The Names a reference check reads: one for all the objects of a ``declare`` batch (each list read once
         per batch, kept in the batch's memo), afresh for a module's own run (no batch)."""
         memo = getattr(batch, 'memo', None)
         if memo is None:
-            return cls(client, family, batch)
-        key = ('firewall names', family.read_role)
+            return cls(client, family, batch, local, vmid)
+        key = ('firewall names', family.read_role, vmid)
         if key not in memo:
-            memo[key] = cls(client, family, batch)
+            memo[key] = cls(client, family, batch, local, vmid)
         return memo[key]
 
-    def table(self, kind):
-        if kind not in self.lists:
+    def declared_here(self, ident, guest):
+        """Whether a declared object's identity is of this list's scope: the guest's own, or the cluster's."""
+        if guest:
+            return str(ident.get('vmid')) == str(self.vmid)
+        return 'vmid' not in ident
+
+    def table(self, kind, guest=False):
+        if (kind, guest) not in self.lists:
             path, key = self.LISTS[kind]
-            rows = dict((str(row.get(key)).lower() if kind == 'alias' else str(row.get(key)), row)
-                        for row in self.client.get(path, role=self.role) or [])
+            if guest:
+                path = self.local.get(kind)
+            live = self.client.get(path, role=self.role) or [] if path else []
+            rows = dict((str(row.get(key)).lower() if kind == 'alias' else str(row.get(key)), row) for row in live)
             for entry in self.batch:
                 declared = self.DECLARED.get(entry.family.module)
-                if not declared or declared[0] != kind or declared[1] not in entry.declaration.ident:
+                ident = entry.declaration.ident
+                if not declared or declared[0] != kind or declared[1] not in ident:
                     continue
-                name = entry.declaration.ident[declared[1]]
+                if not self.declared_here(ident, guest):
+                    continue
+                name = ident[declared[1]]
                 if entry.declaration.state == 'absent':
                     rows.pop(name, None)
                 else:
                     rows[name] = dict(entry.declaration.values, **{key: name})
-            self.lists[kind] = rows
-        return self.lists[kind]
+            self.lists[(kind, guest)] = rows
+        return self.lists[(kind, guest)]
 
-    def alias(self, name):
-        return self.table('alias').get(name.lower())
+    def alias(self, name, scope=None):
+        """The alias a reference resolves to (resolve_alias: the guest's own first unless dc/, then the cluster's
+        unless guest/), or None."""
+        name = name.lower()
+        found = None
+        if scope != 'dc' and self.vmid is not None:
+            found = self.table('alias', guest=True).get(name)
+        if found is None and scope != 'guest':
+            found = self.table('alias').get(name)
+        return found
+
+    def alias_exists(self, name):
+        """verify_rule's existence check: an alias of the cluster or of the guest, whatever scope the rule names."""
+        return self.alias(name, 'dc') is not None or self.alias(name, 'guest') is not None
 
     def ipset(self, name):
+        """An IP set of the guest's own or of the cluster's (verify_rule looks in both, whatever the scope)."""
+        if self.vmid is not None and self.table('ipset', guest=True).get(name):
+            return self.table('ipset', guest=True)[name]
         return self.table('ipset').get(name)
 
     def group(self, name):
         return self.table('group').get(name)
+
+
+# -- scopes that live under another object -----------------------------------------------------------
+
+GUEST_FIREWALL = '/nodes/{node}/{type}/{vmid}/firewall'
+VNET_FIREWALL = '/cluster/sdn/vnets/{vnet}/firewall'
+GUEST_LABELS = {'qemu': 'VM', 'lxc': 'container'}
+
+
+class Nowhere(Absent):
+    """The guest or vnet a firewall scope belongs to is not there (yet): there is nothing to read."""
+
+
+NOWHERE = Nowhere()
+
+
+class PlacedScope(Family):
+    """A firewall scope under another object (a guest, a vnet), found by ``locate`` before it is read: the family's
+    paths name placeholders (``{type}``, the guest's ``{node}``) that ``locate`` fills with where it lives now. When it
+    is not there, the read is ``NOWHERE`` and the scope is planned as the object would start (empty), so check mode
+    still plans it; a write then needs it to exist, or to be declared in the same ``declare`` (check_references)."""
+
+    def locate(self, client, ident):
+        """The placeholders' values where the owner lives, or None when it is not there."""
+        raise NotImplementedError
+
+    def owner_declared(self, ident, batch):
+        """Whether the same ``declare`` creates the owner."""
+        return False
+
+    def missing(self, ident):
+        """The MissingReference when the owner is not there."""
+        raise NotImplementedError
+
+    def at(self, place):
+        """This family with its paths filled in for ``place``."""
+        placed = copy.copy(self)
+
+        def fill(template):
+            if template is None:
+                return None
+            for key, value in place.items():
+                template = template.replace('{%s}' % key, str(value))
+            return template
+
+        placed.item, placed.collection = fill(self.item), fill(self.collection)
+        if self.listing is not None:
+            placed.listing = Listing(fill(self.listing.path), params=self.listing.params, row=self.listing.row,
+                                     lacks=self.listing.lacks)
+        return placed
+
+    def read(self, client, declaration):
+        declaration.located = self.locate(client, declaration.ident)
+        if declaration.located is None:
+            return NOWHERE
+        placed = self.at(declaration.located)
+        return placed.store.read(client, placed, declaration.ident)
+
+    def plan(self, declaration, raw, batch=()):
+        if isinstance(raw, Nowhere) and self.singleton:
+            # the options of a guest or vnet not there yet: what they would be once it is (none set)
+            return field_plan(self, declaration, {})
+        return super(PlacedScope, self).plan(declaration, raw, batch)
+
+    def check_references(self, declaration, raw, batch, client):
+        if declaration.located is None and not self.owner_declared(declaration.ident, batch):
+            raise self.missing(declaration.ident)
+
+    def act(self, client, declaration, raw, the_plan, result):
+        # the writes go where the read found the owner (check_references refused a run without one)
+        return Family.act(self.at(declaration.located), client, declaration, raw, the_plan, result)
+
+
+class GuestScope(PlacedScope):
+    """A guest's firewall (a VM's or a container's: /nodes/{node}/{qemu|lxc}/{vmid}/firewall): the type and the node
+    it lives on come from the cluster's resource list, so one declaration serves both types, and a guest that moved
+    (HA) is judged where it lives, with a warning."""
+
+    def locate(self, client, ident):
+        row = guest_row(client, self.read_role, ident['vmid'])
+        return dict(type=str(row['type']), node=str(row.get('node'))) if row else None
+
+    def owner_declared(self, ident, batch):
+        return any(entry.module in ('lxc', 'vm') and str(entry.declaration.ident['vmid']) == str(ident['vmid'])
+                   and entry.declaration.state != 'absent' for entry in batch)
+
+    def missing(self, ident):
+        return MissingReference('%s: vmid %s is no guest of the cluster (GET /cluster/resources?type=vm lists none for '
+                                'this credential, which needs VM.Audit on it), so it has no firewall to write. Nothing '
+                                'was written.' % (self.describe(ident), ident['vmid']))
+
+    def describe(self, ident):
+        what = self.name
+        if 'name' in ident or 'group' in ident:
+            what = "%s '%s'" % (what, ident.get('name', ident.get('group')))
+        return '%s of guest %s on %s' % (what, ident['vmid'], ident['node'])
+
+    def outcome(self, declaration, raw, the_plan):
+        result = super(GuestScope, self).outcome(declaration, raw, the_plan)
+        place = declaration.located
+        if place and place['node'] != str(declaration.ident['node']):
+            result['warnings'].append(
+                '%s %s is declared on %s but lives on %s (moved by HA or by hand): its firewall was judged there; '
+                'declare node: %s to silence this' % (GUEST_LABELS.get(place['type'], 'guest'),
+                                                      declaration.ident['vmid'], declaration.ident['node'],
+                                                      place['node'], place['node']))
+        return result
+
+    def names(self, client, declaration, batch):
+        """The names a reference of this guest's scope resolves: its own aliases and IP sets, then the cluster's."""
+        local = {}
+        if declaration.located:
+            path = item_path(GUEST_FIREWALL, dict(declaration.located, vmid=declaration.ident['vmid']))
+            local = dict(alias=path + '/aliases', ipset=path + '/ipset')
+        return Names.of(client, self, batch, local=local, vmid=declaration.ident['vmid'])
+
+    def find_all(self, client):
+        """Every guest's object of this scope, read where the guest lives (the export)."""
+        found = []
+        for row in cluster_guests(client, self.read_role):
+            ident = dict(node=str(row.get('node')), vmid=int(row['vmid']))
+            place = dict(type=str(row['type']), node=str(row.get('node')))
+            found.extend(scope_objects(client, self.at(place), ident))
+        return found
+
+
+class VnetScope(PlacedScope):
+    """A vnet's firewall (/cluster/sdn/vnets/{vnet}/firewall): pve-firewall finds the vnet in SDN's running config
+    (Helpers.pm check_vnet_access: get_vnet($vnet, 1), else "invalid vnet specified"), so a vnet still pending an
+    SDN apply has no firewall yet."""
+
+    def locate(self, client, ident):
+        rows = client.get('/cluster/sdn/vnets', params=dict(running='1'), role=self.read_role) or []
+        return {} if any(str(row.get('vnet')) == str(ident['vnet']) for row in rows) else None
+
+    def owner_declared(self, ident, batch):
+        return False  # a vnet declared beside it is only pending until the apply, which a declare runs last
+
+    def missing(self, ident):
+        return MissingReference("%s: vnet '%s' is not in SDN's running configuration (GET /cluster/sdn/vnets?running=1 "
+                                "lists no such vnet for this credential, which needs SDN.Audit on it; PVE answers "
+                                "'invalid vnet specified' until the vnet is applied). Apply SDN first. Nothing was "
+                                "written." % (self.describe(ident), ident['vnet']))
+
+    def describe(self, ident):
+        return "%s of vnet '%s'" % (self.name, ident['vnet'])
+
+    def names(self, client, declaration, batch):
+        return Names.of(client, self, batch)
+
+    def find_all(self, client):
+        found = []
+        for row in client.get('/cluster/sdn/vnets', params=dict(running='1'), role=self.read_role) or []:
+            found.extend(scope_objects(client, self, dict(vnet=str(row['vnet']))))
+        return found
+
+
+def scope_objects(client, placed, base):
+    """[(ident, raw)] of one owner's objects of a placed family: the singleton or list read once, the named ones
+    (aliases, IP sets) from their collection; an object with nothing set (no options, no rules) is left out."""
+    if placed.singleton or placed.collection is None:
+        raw = placed.store.read(client, placed, base)
+        if not raw or not any(key != 'digest' for key in raw):
+            return []
+        return [(dict(base), raw)]
+    found = []
+    for row in client.get(item_path(placed.collection, base), role=placed.read_role) or []:
+        ident = dict(base)
+        for field in placed.identity:
+            if field.option not in ident:
+                ident[field.option] = field.canonical(row.get(field.wire))
+        raw = placed.store.read(client, placed, ident)
+        if raw:
+            found.append((ident, raw))
+    return found

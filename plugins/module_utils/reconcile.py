@@ -612,6 +612,9 @@ class Declaration:
         self.settle = settle
         # The values of the family's module options that are not fields (Family.controls).
         self.controls = controls or {}
+        # Where a family whose objects live under another found it (a guest's firewall: the guest's type and
+        # node), set by its read; None until then, and when there is nothing to find.
+        self.located = None
 
     def desired(self, field):
         return self.values[field.option] if field.option in self.values else field.default

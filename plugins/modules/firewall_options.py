@@ -9,11 +9,17 @@ __metaclass__ = type
 
 DOCUMENTATION = r'''
 module: firewall_options
-short_description: Declare the Proxmox VE firewall options of the cluster or of a node
+short_description: Declare the Proxmox VE firewall options of the cluster, a node, a guest or a vnet
 version_added: 0.1.0
 description:
   - Repairs the firewall options of one scope, the cluster (C(/cluster/firewall/options)) or one node
     (C(/nodes/{node}/firewall/options)). The options always exist, so there is no C(state) option.
+  - With O(scope=vm), a guest's (a VM's or a container's, C(/nodes/{node}/{qemu|lxc}/{vmid}/firewall/...)), whose
+    type and node are read from C(/cluster/resources), so one declaration serves both types, and a
+    guest moved to another node (HA) is judged where it lives, with a warning. A vmid that is no guest is refused
+    (in check mode a warning, since an earlier task may create it); PVE itself answers for any vmid.
+  - With O(scope=vnet), an SDN vnet's (C(/cluster/sdn/vnets/{vnet}/firewall/...)). pve-firewall finds the vnet in
+    SDN's running configuration, so a vnet still pending an SDN apply is refused until it is applied.
   - Only the declared options are managed; the others are neither sent nor compared. An option only one scope has
     is refused, before any request, when declared for the other.
   - Where PVE documents a default, an option nobody set reads as that default, so declaring the default is no
@@ -29,16 +35,37 @@ extends_documentation_fragment:
   - homeflare.proxmox.attributes
 options:
   scope:
-    description: Whose options, the cluster's or one node's (then O(node) is required).
+    description:
+      - Whose options, the cluster's, one node's (then O(node) is required), a guest's (O(node) and O(vmid)) or a
+        vnet's (O(vnet)).
     type: str
-    choices: [cluster, node]
+    choices: [cluster, node, vm, vnet]
     default: cluster
   node:
-    description: The node, with O(scope=node).
+    description: The node, with O(scope=node); with O(scope=vm) the node the guest is declared on.
     type: str
+  vmid:
+    description: The guest, with O(scope=vm).
+    type: int
+  vnet:
+    description: The SDN vnet, with O(scope=vnet).
+    type: str
+  dhcp:
+    description: V(vm) only. Allow DHCP (PVE's default off).
+    type: bool
+  macfilter:
+    description: V(vm) only. The MAC address filter (PVE's default on).
+    type: bool
+  radv:
+    description: V(vm) only. Allow the guest to send router advertisements.
+    type: bool
+  ipfilter:
+    description: V(vm) only. The default IP filters (an empty C(ipfilter-net<id>) set for every interface).
+    type: bool
   enable:
     description:
-      - V(cluster) enables the firewall cluster-wide (PVE's default off); V(node) its host rules (default on).
+      - V(cluster) enables the firewall cluster-wide (PVE's default off); V(node) its host rules (default on); V(vm)
+        the guest's firewall and V(vnet) the vnet's (default off).
       - Wire name C(enable); the cluster's is an integer on the wire, written V(1) or V(0).
     type: bool
   ebtables:

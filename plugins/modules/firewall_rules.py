@@ -9,12 +9,18 @@ __metaclass__ = type
 
 DOCUMENTATION = r'''
 module: firewall_rules
-short_description: Declare the whole ordered firewall rule list of the cluster, a security group or a node
+short_description: Declare the whole ordered firewall rule list of one scope (cluster, group, node, guest, vnet)
 version_added: 0.1.0
 description:
   - Declares every rule of one scope, in order, as one object. The scopes are the cluster
     (C(/cluster/firewall/rules)), a security group (C(/cluster/firewall/groups/{group}), the group created with
-    its O(comment) when missing) and a node (C(/nodes/{node}/firewall/rules)).
+    its O(comment) when missing), a node (C(/nodes/{node}/firewall/rules)), a guest and a vnet.
+  - With O(scope=vm), a guest's (a VM's or a container's, C(/nodes/{node}/{qemu|lxc}/{vmid}/firewall/...)), whose
+    type and node are read from C(/cluster/resources), so one declaration serves both types, and a
+    guest moved to another node (HA) is judged where it lives, with a warning. A vmid that is no guest is refused
+    (in check mode a warning, since an earlier task may create it); PVE itself answers for any vmid.
+  - With O(scope=vnet), an SDN vnet's (C(/cluster/sdn/vnets/{vnet}/firewall/...)). pve-firewall finds the vnet in
+    SDN's running configuration, so a vnet still pending an SDN apply is refused until it is applied.
   - PVE knows a rule only by its position, and every write renumbers the rules after it, so rules are never
     declared by position. O(rules) is compared, in order, with the live list as PVE normalises it; any difference
     is drift. A rule added by hand is deleted, rules out of order are moved, a rule edited by hand is rewritten in
@@ -47,9 +53,13 @@ notes:
     rule; a security group may be declared empty.
 options:
   scope:
-    description: Whose rules, the cluster's, a security group's (O(group)) or a node's (O(node)).
+    description:
+      - Whose rules, the cluster's, a security group's (O(group)), a node's (O(node)), a guest's (O(node) and
+        O(vmid); rule types V(in), V(out) and V(group), an interface only V(netN); references resolve to the guest's
+        own aliases and IP sets first, then the cluster's) or a vnet's (O(vnet); only V(forward) and V(group) rules,
+        no interface).
     type: str
-    choices: [cluster, group, node]
+    choices: [cluster, group, node, vm, vnet]
     default: cluster
   group:
     description:
@@ -57,7 +67,13 @@ options:
       - PVE lower-cases group names when it reads its configuration back, so the name is lower-cased here.
     type: str
   node:
-    description: The node, with O(scope=node).
+    description: The node, with O(scope=node); with O(scope=vm) the node the guest is declared on.
+    type: str
+  vmid:
+    description: The guest, with O(scope=vm).
+    type: int
+  vnet:
+    description: The SDN vnet, with O(scope=vnet).
     type: str
   comment:
     description: The security group's comment, with O(scope=group). Undeclared means empty.

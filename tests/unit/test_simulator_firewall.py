@@ -560,7 +560,7 @@ def test_canonical_rules_compare_as_pve_keeps_them():
 
 def test_the_dispatcher_offers_every_scopes_options_none_required():
     spec = argument_spec(firewall_rules.FAMILY)
-    assert spec["scope"] == {"type": "str", "default": "cluster", "choices": ["cluster", "group", "node"]}
+    assert spec["scope"] == {"type": "str", "default": "cluster", "choices": ["cluster", "group", "node", "vm", "vnet"]}
     assert "required" not in spec["group"] and "default" not in spec["comment"]
     params = dict((option, None) for option in spec)
     with pytest.raises(DeclarationError, match="option group is required with scope=group"):

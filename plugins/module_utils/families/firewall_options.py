@@ -13,7 +13,9 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Flag, Integer, PropertyString, Text
-from ansible_collections.homeflare.proxmox.plugins.module_utils.firewall import LOG_LEVELS
+from ansible_collections.homeflare.proxmox.plugins.module_utils.firewall import (
+    GUEST_FIREWALL, LOG_LEVELS, VNET_FIREWALL, GuestScope, VnetScope)
+from ansible_collections.homeflare.proxmox.plugins.module_utils.guest import identity as guest_identity
 from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Family, Lifecycle, Where
 from ansible_collections.homeflare.proxmox.plugins.module_utils.scopes import ByScope
 
@@ -92,4 +94,38 @@ NODE = Family(
     lifecycle=Lifecycle(singleton=True, send_digest=True),
 )
 
-FAMILY = ByScope('firewall_options', 'firewall options', dict(cluster=CLUSTER, node=NODE), default='cluster')
+# Firewall.pm $vm_option_properties: a VM's and a container's alike (VM.pm serves both types).
+GUEST = GuestScope(
+    'firewall_options', 'firewall options',
+    identity=guest_identity(),
+    fields=[
+        Flag('enable', absent_means=False),
+        Flag('dhcp', absent_means=False),
+        Flag('macfilter', absent_means=True),
+        Flag('ndp', absent_means=True),
+        Flag('radv'),
+        Flag('ipfilter'),
+        Text('policy_in', choices=POLICIES),
+        Text('policy_out', choices=POLICIES),
+        level('log_level_in'),
+        level('log_level_out'),
+    ],
+    where=Where(item=GUEST_FIREWALL + '/options', schema=('PUT', '/nodes/{node}/qemu/{vmid}/firewall/options')),
+    lifecycle=Lifecycle(singleton=True, send_digest=True),
+)
+
+# Firewall.pm $vnet_option_properties.
+VNET = VnetScope(
+    'firewall_options', 'firewall options',
+    identity=[Text('vnet', required=True, format='pve-sdn-vnet-id')],
+    fields=[
+        Flag('enable', absent_means=False),
+        Text('policy_forward', choices=['ACCEPT', 'DROP']),
+        level('log_level_forward'),
+    ],
+    where=Where(item=VNET_FIREWALL + '/options', schema=('PUT', '/cluster/sdn/vnets/{vnet}/firewall/options')),
+    lifecycle=Lifecycle(singleton=True, send_digest=True),
+)
+
+FAMILY = ByScope('firewall_options', 'firewall options', dict(cluster=CLUSTER, node=NODE, vm=GUEST, vnet=VNET),
+                 default='cluster')

@@ -28,7 +28,9 @@ import re
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError, NotConverged
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Field, Flag, Text
 from ansible_collections.homeflare.proxmox.plugins.module_utils.firewall import (
-    ALIAS_REFERENCE, LOG_LEVELS, NAME, NAME_PATTERN, Names, alias_version, network_problem, pve_comment)
+    ALIAS_REFERENCE, GUEST_FIREWALL, LOG_LEVELS, NAME, NAME_PATTERN, VNET_FIREWALL, GuestScope, Names, VnetScope,
+    alias_version, network_problem, pve_comment)
+from ansible_collections.homeflare.proxmox.plugins.module_utils.guest import identity as guest_identity
 from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import ABSENT, Family, Where, absent
 from ansible_collections.homeflare.proxmox.plugins.module_utils.scopes import ByScope
 
@@ -261,15 +263,21 @@ class IpVersions:
         return next(iter(self.seen), None)
 
 
-def rule_problems(rule, in_group):
+# Firewall.pm $rule_env_direction_lookup and $rule_env_iface_lookup: the rule types and whether an interface may be
+# named, per scope (a container's rules are the 'ct' env, which allows what 'vm' does).
+ENV_TYPES = dict(cluster=('in', 'out', 'forward', 'group'), host=('in', 'out', 'forward', 'group'),
+                 group=('in', 'out', 'forward'), vm=('in', 'out', 'group'), vnet=('forward', 'group'))
+ENV_IFACE = dict(cluster=True, host=True, group=False, vm=True, vnet=False)
+
+
+def rule_problems(rule, env):
     """What pve-firewall's verify_rule (src/PVE/Firewall.pm) refuses, in its order and words, as (option, why) pairs;
     then what its file would silently drop. The API stops at the first, as the callers here do. References to
     aliases, IP sets and security groups are judged against the live lists (``reference_problems``)."""
     kind, action = rule['type'], rule['action']
-    env = 'group' if in_group else 'cluster'
+    if kind not in ENV_TYPES[env]:
+        yield 'type', "invalid rule type '%s' for rule_env '%s'" % (kind, env)
     if kind == 'group':
-        if in_group:
-            yield 'type', "invalid rule type 'group' for rule_env 'group'"
         if not NAME.fullmatch(action):
             yield 'action', 'invalid characters in security group name'
         if len(action) > 18:
@@ -280,10 +288,12 @@ def rule_problems(rule, in_group):
         if action not in ('ACCEPT', 'DROP', 'REJECT'):
             yield 'action', "unknown action '%s'" % action
     if 'iface' in rule:
-        if env == 'group':
+        if not ENV_IFACE[env]:
             yield 'iface', 'parameter -i not allowed for this rule type'
         elif not re.fullmatch(r'[a-z][a-z0-9_]{1,20}([:.]\d+)?', rule['iface'], re.I):
             yield 'iface', "invalid network interface name '%s'" % rule['iface']
+        elif env == 'vm' and not re.fullmatch(r'net\d+', rule['iface']):
+            yield 'iface', "value does not match the regex pattern 'net\\d+' (a guest's interface is netN)"
     macro = PREFERRED_MACRO.get(rule.get('macro', ''))
     if 'macro' in rule and not macro:
         yield 'macro', "unknown macro '%s'" % rule['macro']
@@ -347,9 +357,9 @@ class RuleList(Field):
     elements = 'dict'
     unset = []
 
-    def __init__(self, wire, in_group=False, **kwargs):
+    def __init__(self, wire, env='cluster', **kwargs):
         super(RuleList, self).__init__(wire, **kwargs)
-        self.in_group = in_group
+        self.env = env
 
     def argument_spec(self):
         spec = super(RuleList, self).argument_spec()
@@ -362,7 +372,7 @@ class RuleList(Field):
     def declared(self, value):
         rules = self.canonical(value)
         for index, rule in enumerate(rules):
-            for option, why in rule_problems(rule, self.in_group):
+            for option, why in rule_problems(rule, self.env):
                 raise refusal(self.option, index, rule, option, why)
         return rules
 
@@ -390,10 +400,10 @@ def reference_problems(rule, names):
             if ipset.group(2) != 'sdn' and not SDN_SET.fullmatch(name) and not names.ipset(name):
                 yield option, "no such ipset '%s'" % name
         elif alias:
-            row = names.alias(value.split('/')[-1])
-            if not row:
+            name, scope = value.split('/')[-1], alias.group(2)
+            if not names.alias_exists(name):
                 yield option, "no such alias '%s'" % value
-            version = alias_version(row or {})
+            version = alias_version(names.alias(name, scope) or {})
         else:
             version = addr_spec_version(value)
         mixed = versions.add(version)
@@ -643,12 +653,40 @@ class RulesFamily(Family):
         """Each rule still to be written (PVE verifies a rule on POST and on an in-place PUT) has its references
         judged against the live lists and the rest of the ``declare`` task, before the first write."""
         live = [] if absent(raw) else canonical_rules(raw.get('rules'))
-        names = Names.of(client, CLUSTER, batch)
+        names = self.names(client, declaration, batch)
         for index, rule in enumerate(declaration.values.get('rules') or []):
             if rule in live:
                 continue
             for option, why in reference_problems(rule, names):
                 raise refusal('rules', index, rule, option, why)
+
+    def names(self, client, declaration, batch):
+        """The names this scope's references resolve: the cluster's."""
+        return Names.of(client, CLUSTER, batch)
+
+
+class PlacedRules(RulesFamily):
+    """A guest's or a vnet's rule list: the owner is found first (check_references also refuses a missing one)."""
+
+    def check_references(self, declaration, raw, batch, client):
+        self.check_owner(declaration, raw, batch, client)
+        super(PlacedRules, self).check_references(declaration, raw, batch, client)
+
+
+class GuestRules(PlacedRules, GuestScope):
+    def check_owner(self, declaration, raw, batch, client):
+        GuestScope.check_references(self, declaration, raw, batch, client)
+
+    def names(self, client, declaration, batch):
+        return GuestScope.names(self, client, declaration, batch)
+
+
+class VnetRules(PlacedRules, VnetScope):
+    def check_owner(self, declaration, raw, batch, client):
+        VnetScope.check_references(self, declaration, raw, batch, client)
+
+    def names(self, client, declaration, batch):
+        return VnetScope.names(self, client, declaration, batch)
 
 
 class GroupFamily(RulesFamily):
@@ -672,7 +710,7 @@ CLUSTER = RulesFamily(
 NODE = RulesFamily(
     'firewall_rules', 'node firewall rules',
     identity=[Text('node', required=True, format='pve-node')],
-    fields=[RuleList('rules', default=[], schema_key=None)],
+    fields=[RuleList('rules', default=[], env='host', schema_key=None)],
     where=Where(item='/nodes/{node}/firewall/rules', store=RuleStore(),
                 schema=('POST', '/nodes/{node}/firewall/rules')),
 )
@@ -683,9 +721,26 @@ GROUP = GroupFamily(
     identity=[Text('group', required=True, pattern=NAME_PATTERN, min_length=2, max_length=18,
                    normalise=lambda name: name.lower())],
     fields=[Text('comment', default='', normalise=pve_comment),
-            RuleList('rules', default=[], in_group=True, schema_key=None)],
+            RuleList('rules', default=[], env='group', schema_key=None)],
     where=Where(collection='/cluster/firewall/groups', item='/cluster/firewall/groups/{group}', store=GroupStore(),
                 schema=('POST', '/cluster/firewall/groups')),
 )
 
-FAMILY = ByScope('firewall_rules', 'firewall rules', dict(cluster=CLUSTER, group=GROUP, node=NODE), default='cluster')
+GUEST = GuestRules(
+    'firewall_rules', 'firewall rules',
+    identity=guest_identity(),
+    fields=[RuleList('rules', default=[], env='vm', schema_key=None)],
+    where=Where(item=GUEST_FIREWALL + '/rules', store=RuleStore(),
+                schema=('POST', '/nodes/{node}/qemu/{vmid}/firewall/rules')),
+)
+
+VNET = VnetRules(
+    'firewall_rules', 'firewall rules',
+    identity=[Text('vnet', required=True, format='pve-sdn-vnet-id')],
+    fields=[RuleList('rules', default=[], env='vnet', schema_key=None)],
+    where=Where(item=VNET_FIREWALL + '/rules', store=RuleStore(),
+                schema=('POST', '/cluster/sdn/vnets/{vnet}/firewall/rules')),
+)
+
+FAMILY = ByScope('firewall_rules', 'firewall rules',
+                 dict(cluster=CLUSTER, group=GROUP, node=NODE, vm=GUEST, vnet=VNET), default='cluster')
