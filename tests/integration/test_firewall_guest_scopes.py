@@ -64,8 +64,8 @@ def test_guest_and_vnet_firewalls_through_their_life(sim, playbook, path):
     assert sim.writes() == []
 
     # drift through the API: a rule inserted on top (the UI's add), an option changed
-    api(sim, [('POST', '/nodes/node1/qemu/100/firewall/rules', {'type': 'in', 'action': 'ACCEPT', 'enable': '1',
-                                                                 'comment': 'added in the UI'}),
+    inserted = {'type': 'in', 'action': 'ACCEPT', 'enable': '1', 'comment': 'added in the UI'}
+    api(sim, [('POST', '/nodes/node1/qemu/100/firewall/rules', inserted),
               ('PUT', '/cluster/sdn/vnets/app/firewall/options', {'policy_forward': 'ACCEPT'})])
     run, outcome = step(sim, playbook, path, check=True, diff=True)
     assert sim.writes() == []
