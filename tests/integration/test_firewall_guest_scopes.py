@@ -35,10 +35,10 @@ OBJECTS = {
 }
 
 
-def step(sim, playbook, path, check=False, diff=False, objects=OBJECTS):
+def step(sim, playbook, path, check=False, diff=False):
     sim.clear_log()
     tasks = [{'name': name, 'homeflare.proxmox.%s' % module: dict(args, **connection(sim))}
-             for name, (module, args) in objects.items()]
+             for name, (module, args) in OBJECTS.items()]
     run = playbook(tasks, check=check, diff=diff, env=EXECUTION_PATHS[path])
     assert run.rc == 0, run
     return run, dict((line['task'], line['result']) for line in run.results)
