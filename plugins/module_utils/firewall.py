@@ -16,8 +16,8 @@ import re
 from ansible_collections.homeflare.proxmox.plugins.module_utils.api import item_path
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError, MissingReference
 from ansible_collections.homeflare.proxmox.plugins.module_utils.formats import why_not
-from ansible_collections.homeflare.proxmox.plugins.module_utils.guest import cluster_guests, guest_row
-from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Absent, Family, Listing, field_plan
+from ansible_collections.homeflare.proxmox.plugins.module_utils.guest import cluster_guests, guest_declared, guest_row
+from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Absent, Family, field_plan
 
 # pve-firewall's log levels (a rule's log, the options' log_level_in/out/forward).
 LOG_LEVELS = ['emerg', 'alert', 'crit', 'err', 'warning', 'notice', 'info', 'debug', 'nolog']
@@ -225,9 +225,6 @@ class PlacedScope(Family):
             return template
 
         placed.item, placed.collection = fill(self.item), fill(self.collection)
-        if self.listing is not None:
-            placed.listing = Listing(fill(self.listing.path), params=self.listing.params, row=self.listing.row,
-                                     lacks=self.listing.lacks)
         return placed
 
     def read(self, client, declaration):
@@ -244,8 +241,10 @@ class PlacedScope(Family):
         return super(PlacedScope, self).plan(declaration, raw, batch)
 
     def check_references(self, declaration, raw, batch, client):
+        """The owner first; then the family's own references (a rule list's aliases, IP sets and groups)."""
         if declaration.located is None and not self.owner_declared(declaration.ident, batch):
             raise self.missing(declaration.ident)
+        super(PlacedScope, self).check_references(declaration, raw, batch, client)
 
     def act(self, client, declaration, raw, the_plan, result):
         # the writes go where the read found the owner (check_references refused a run without one)
@@ -262,8 +261,7 @@ class GuestScope(PlacedScope):
         return dict(type=str(row['type']), node=str(row.get('node'))) if row else None
 
     def owner_declared(self, ident, batch):
-        return any(entry.module in ('lxc', 'vm') and str(entry.declaration.ident['vmid']) == str(ident['vmid'])
-                   and entry.declaration.state != 'absent' for entry in batch)
+        return guest_declared(batch, ident['vmid'])
 
     def missing(self, ident):
         return MissingReference('%s: vmid %s is no guest of the cluster (GET /cluster/resources?type=vm lists none for '
@@ -310,9 +308,13 @@ class VnetScope(PlacedScope):
     (Helpers.pm check_vnet_access: get_vnet($vnet, 1), else "invalid vnet specified"), so a vnet still pending an
     SDN apply has no firewall yet."""
 
+    def running_vnets(self, client):
+        """The vnets of SDN's running configuration this credential may audit."""
+        return [str(row.get('vnet')) for row in
+                client.get('/cluster/sdn/vnets', params=dict(running='1'), role=self.read_role) or []]
+
     def locate(self, client, ident):
-        rows = client.get('/cluster/sdn/vnets', params=dict(running='1'), role=self.read_role) or []
-        return {} if any(str(row.get('vnet')) == str(ident['vnet']) for row in rows) else None
+        return {} if str(ident['vnet']) in self.running_vnets(client) else None
 
     def owner_declared(self, ident, batch):
         return False  # a vnet declared beside it is only pending until the apply, which a declare runs last
@@ -326,31 +328,17 @@ class VnetScope(PlacedScope):
     def describe(self, ident):
         return "%s of vnet '%s'" % (self.name, ident['vnet'])
 
-    def names(self, client, declaration, batch):
-        return Names.of(client, self, batch)
-
     def find_all(self, client):
         found = []
-        for row in client.get('/cluster/sdn/vnets', params=dict(running='1'), role=self.read_role) or []:
-            found.extend(scope_objects(client, self, dict(vnet=str(row['vnet']))))
+        for vnet in self.running_vnets(client):
+            found.extend(scope_objects(client, self, dict(vnet=vnet)))
         return found
 
 
-def scope_objects(client, placed, base):
-    """[(ident, raw)] of one owner's objects of a placed family: the singleton or list read once, the named ones
-    (aliases, IP sets) from their collection; an object with nothing set (no options, no rules) is left out."""
-    if placed.singleton or placed.collection is None:
-        raw = placed.store.read(client, placed, base)
-        if not raw or not any(key != 'digest' for key in raw):
-            return []
-        return [(dict(base), raw)]
-    found = []
-    for row in client.get(item_path(placed.collection, base), role=placed.read_role) or []:
-        ident = dict(base)
-        for field in placed.identity:
-            if field.option not in ident:
-                ident[field.option] = field.canonical(row.get(field.wire))
-        raw = placed.store.read(client, placed, ident)
-        if raw:
-            found.append((ident, raw))
-    return found
+def scope_objects(client, placed, ident):
+    """[(ident, raw)] of one owner's options or rule list, read once; left out when nothing is set (no option, no
+    rule)."""
+    raw = placed.store.read(client, placed, ident)
+    if not raw or not any(key != 'digest' for key in raw):
+        return []
+    return [(dict(ident), raw)]

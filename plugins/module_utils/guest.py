@@ -81,6 +81,12 @@ def guest_row(client, role, vmid):
     return next((row for row in cluster_guests(client, role) if str(row.get('vmid')) == str(vmid)), None)
 
 
+def guest_declared(batch, vmid):
+    """Whether the same ``declare`` creates (or keeps) guest ``vmid``: it writes guests before what lives on them."""
+    return any(entry.module in ('lxc', 'vm') and str(entry.declaration.ident['vmid']) == str(vmid)
+               and entry.declaration.state != 'absent' for entry in batch)
+
+
 def identity():
     return [Text('node', required=True, format='pve-node'),
             Integer('vmid', required=True, minimum=100, maximum=999999999, format='pve-vmid')]

@@ -665,28 +665,12 @@ class RulesFamily(Family):
         return Names.of(client, CLUSTER, batch)
 
 
-class PlacedRules(RulesFamily):
-    """A guest's or a vnet's rule list: the owner is found first (check_references also refuses a missing one)."""
-
-    def check_references(self, declaration, raw, batch, client):
-        self.check_owner(declaration, raw, batch, client)
-        super(PlacedRules, self).check_references(declaration, raw, batch, client)
+class GuestRules(GuestScope, RulesFamily):
+    """A guest's rule list: the guest found first (GuestScope), its references resolved to its own names first."""
 
 
-class GuestRules(PlacedRules, GuestScope):
-    def check_owner(self, declaration, raw, batch, client):
-        GuestScope.check_references(self, declaration, raw, batch, client)
-
-    def names(self, client, declaration, batch):
-        return GuestScope.names(self, client, declaration, batch)
-
-
-class VnetRules(PlacedRules, VnetScope):
-    def check_owner(self, declaration, raw, batch, client):
-        VnetScope.check_references(self, declaration, raw, batch, client)
-
-    def names(self, client, declaration, batch):
-        return VnetScope.names(self, client, declaration, batch)
+class VnetRules(VnetScope, RulesFamily):
+    """A vnet's rule list: the vnet found in SDN's running configuration first (VnetScope); the cluster's names."""
 
 
 class GroupFamily(RulesFamily):

@@ -23,7 +23,7 @@ from ansible_collections.homeflare.proxmox.plugins.module_utils.api import item_
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import (
     DeclarationError, MissingReference, NotConverged, Refused, TaskError, TaskFailed, TaskUnknown)
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import CommentText, Flag, Text, qm_comment
-from ansible_collections.homeflare.proxmox.plugins.module_utils.guest import guest_row, identity
+from ansible_collections.homeflare.proxmox.plugins.module_utils.guest import guest_declared, guest_row, identity
 from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import (
     Absent, Exporting, Family, Lifecycle, Plan, Where, absent, create_form, diff_of, field_plan, update_form, verify)
 from ansible_collections.homeflare.proxmox.plugins.module_utils.tasks import wait_if_task
@@ -135,9 +135,8 @@ class SnapshotFamily(Family):
         """The guest must exist, or be declared (present) in the same ``declare``, which writes guests first."""
         if raw.place.kind is not None:
             return
-        vmid = str(declaration.ident['vmid'])
-        if any(entry.module in ('lxc', 'vm') and str(entry.declaration.ident['vmid']) == vmid
-               and entry.declaration.state != 'absent' for entry in batch):
+        vmid = declaration.ident['vmid']
+        if guest_declared(batch, vmid):
             return
         raise MissingReference('%s: vmid %s is no guest of the cluster (GET /cluster/resources?type=vm lists none for '
                                'this credential, which needs VM.Audit on it), so it has no snapshots to judge. Nothing '
