@@ -175,6 +175,20 @@ options:
     description: Read each guest's snapshot names into C(<facts_prefix>snapshots) (one request per guest).
     type: bool
     default: false
+  connection_for_vms:
+    description:
+      - V(qemu_agent) makes every running VM whose guest agent is enabled a host of the
+        P(homeflare.proxmox.qemu_agent#connection) connection - C(ansible_connection), C(ansible_proxmox_vmid) and this
+        inventory's connection options as C(ansible_proxmox_*) variables - so its tasks run through the agent, without
+        SSH; they are also in C(<prefix>qemu_agent). Knowing the agent takes the VM's config (one request per running
+        VM, as O(want_config) reads it).
+      - No secret is among those variables (not the token's secret, a password, an OpenBao token or AppRole ids).
+        The connection takes them from the environment (E(PROXMOX_TOKEN_SECRET), ...), OpenBao (a token it mints
+        with O(bao_provision_role)) or variables of the user's own (C(ansible_proxmox_api_token_secret) from a vault).
+      - Other guests keep their connection.
+    type: str
+    choices: [none, qemu_agent]
+    default: none
   facts_workers:
     description: How many fact requests run at once.
     type: int
@@ -299,12 +313,13 @@ from ansible_collections.homeflare.proxmox.plugins.module_utils.credentials impo
 from ansible_collections.homeflare.proxmox.plugins.module_utils.entry import client_from_params
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import ApiError, ProxmoxError
 from ansible_collections.homeflare.proxmox.plugins.plugin_utils.inventory import (
-    GUEST_TYPES, Selection, agent_addresses, first_in, group_names, guest_vars, host_names, lxc_addresses, usable)
+    AGENT_CONNECTION_OPTIONS, GUEST_TYPES, Selection, agent_addresses, agent_connection_vars, agent_enabled, first_in,
+    group_names, guest_vars, host_names, lxc_addresses, usable)
 
 # The options that shape what is read, and so the cache key besides the file (never a secret).
-READ_SHAPING = ('api_host', 'want_config', 'want_addresses', 'want_snapshots', 'want_nodes', 'include_templates',
-                'include_nodes', 'exclude_nodes', 'include_tags', 'exclude_tags', 'include_pools', 'exclude_pools',
-                'include_statuses', 'exclude_statuses', 'include_types', 'exclude_types')
+READ_SHAPING = ('api_host', 'connection_for_vms', 'want_config', 'want_addresses', 'want_snapshots', 'want_nodes',
+                'include_templates', 'include_nodes', 'exclude_nodes', 'include_tags', 'exclude_tags', 'include_pools',
+                'exclude_pools', 'include_statuses', 'exclude_statuses', 'include_types', 'exclude_types')
 
 
 class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
@@ -372,12 +387,14 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         guests = [row for row in every_guest if selection.keeps(row)]
         nodes = [row for row in rows if row.get('type') == 'node'] if want_nodes else []
         facts = {}
-        if any(self.get_option(name) for name in ('want_config', 'want_addresses', 'want_snapshots')):
+        if any(self.get_option(name) for name in ('want_config', 'want_addresses', 'want_snapshots')) \
+                or self.by_agent():
             with ThreadPoolExecutor(max_workers=max(1, self.get_option('facts_workers'))) as pool:
                 answers = pool.map(lambda row: self.guest_facts(client.for_this_thread(), row), guests)
                 facts = dict((str(row['vmid']), answer) for row, answer in zip(guests, answers))
         kept = set(str(row['vmid']) for row in guests)
-        return {'guests': guests, 'nodes': nodes, 'facts': facts,
+        connection = dict((name, params.get(name)) for name in AGENT_CONNECTION_OPTIONS) if self.by_agent() else {}
+        return {'guests': guests, 'nodes': nodes, 'facts': facts, 'connection': connection,
                 'names': dict((str(vmid), name) for vmid, name in names.items() if str(vmid) in kept),
                 'renamed': [message for vmid, message in renamed if str(vmid) in kept]}
 
@@ -386,7 +403,8 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         base = '/nodes/%s/%s/%s' % (row['node'], row['type'], row['vmid'])
         facts, notes = {}, []
         reads = []
-        if self.get_option('want_config'):
+        agent_candidate = self.by_agent() and row['type'] == 'qemu' and row.get('status') == 'running'
+        if self.get_option('want_config') or agent_candidate:
             reads.append(('config', lambda: client.get(base + '/config')))
         if self.get_option('want_snapshots'):
             reads.append(('snapshots', lambda: sorted(snapshot['name'] for snapshot in client.get(base + '/snapshot')
@@ -404,6 +422,9 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         facts['notes'] = notes
         return facts
 
+    def by_agent(self):
+        return self.get_option('connection_for_vms') == 'qemu_agent'
+
     @staticmethod
     def addresses(client, row, base):
         if row['type'] == 'qemu':
@@ -420,11 +441,19 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         conditions = self.get_option('filters')
         for row in data['guests']:
             variables = guest_vars(row, facts_prefix)
-            variables.update(self.fact_vars(data['facts'].get(str(row['vmid'])), facts_prefix))
+            facts = data['facts'].get(str(row['vmid']))
+            variables.update(self.fact_vars(facts, facts_prefix))
+            via_agent = self.by_agent() and row['type'] == 'qemu' and row.get('status') == 'running' \
+                and agent_enabled((facts or {}).get('config'))
+            if via_agent:
+                variables.update(agent_connection_vars(row, data.get('connection') or {}))
             if not all(self.holds(condition, variables) for condition in conditions):
                 continue
             host = names[str(row['vmid'])]
             self.inventory.add_host(host, group=guests_group)
+            if via_agent:
+                self.inventory.add_host(host, group=self.inventory.add_group(
+                    self._sanitize_group_name(prefix + 'qemu_agent')))
             for group in group_names(row, self.get_option('group_by'), prefix):
                 self.inventory.add_host(host, group=self.inventory.add_group(self._sanitize_group_name(group)))
             self.add_variables(host, variables)
@@ -438,8 +467,9 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
     def fact_vars(self, facts, facts_prefix):
         if facts is None:
             return {}
-        variables = dict((facts_prefix + name, facts[name]) for name in ('config', 'snapshots', 'notes')
-                         if name in facts)
+        # the config is read for connection_for_vms too: a variable only when asked for
+        shown = ('config', 'snapshots', 'notes') if self.get_option('want_config') else ('snapshots', 'notes')
+        variables = dict((facts_prefix + name, facts[name]) for name in shown if name in facts)
         if self.get_option('want_addresses'):
             addresses = [address for _interface, address in facts.get('interfaces') or [] if usable(address)]
             variables[facts_prefix + 'addresses'] = addresses

@@ -331,8 +331,8 @@ class Client:
     def delete(self, path, params=None, role='provision'):
         return self.request('DELETE', path, params, role).data
 
-    def request(self, method, path, form=None, role='read'):
-        return self.authenticated(role, lambda auth: self.send(method, path, form, auth))
+    def request(self, method, path, form=None, role='read', repeatable=False):
+        return self.authenticated(role, lambda auth: self.send(method, path, form, auth, repeatable=repeatable))
 
     def upload(self, path, fields, file_path, file_name, role='provision', member=None):
         """POST a file as PVE's upload takes it (pve-http-server AnyEvent.pm ``file_upload_multipart``): a
@@ -375,9 +375,10 @@ class Client:
         last = _LAST_GOOD.get(self._key)
         return sorted(self.members, key=lambda member: (not member.is_named(prefer), member.name != last))
 
-    def send(self, method, path, form, auth, changes_nothing=False):
-        """Send with failover; ``auth`` adds headers and cookies (see credentials.py). A POST that
-        ``changes_nothing`` on the cluster (a login) fails over like a read when a member stops answering."""
+    def send(self, method, path, form, auth, repeatable=False):
+        """Send with failover; ``auth`` adds headers and cookies (see credentials.py). A ``repeatable`` POST, one
+        whose repeat leaves the cluster as one call does (a login changes nothing; a guest agent's file-write
+        truncates and writes the same bytes), fails over like a read when a member stops answering."""
         pairs = encode_form(form or {}, self.scheme)
         headers = {'Accept': 'application/json'}
         if method in ('POST', 'PUT'):
@@ -388,9 +389,9 @@ class Client:
             method, url, headers=headers, verify=self.verify, timeout=(self.timeout, self.timeout),
             allow_redirects=False,
             params=pairs if method in ('GET', 'DELETE') else None,
-            data=pairs if method in ('POST', 'PUT') else None), changes_nothing=changes_nothing)
+            data=pairs if method in ('POST', 'PUT') else None), repeatable=repeatable)
 
-    def over_members(self, method, path, attempt, changes_nothing=False, prefer=None):
+    def over_members(self, method, path, attempt, repeatable=False, prefer=None):
         """``attempt(url)`` on each member in turn until one answers; a write moves on only when the request
         provably never left (ARCHITECTURE section 5)."""
         failures = []
@@ -400,7 +401,7 @@ class Client:
                 response = attempt(url)
             except requests.exceptions.RequestException as exc:
                 why = describe_transport_failure(exc)
-                if method in WRITE_METHODS and not changes_nothing and not never_left(exc):
+                if method in WRITE_METHODS and not repeatable and not never_left(exc):
                     raise MaybeApplied(method, path, member.name, why)
                 failures.append((member.name, why))
                 continue

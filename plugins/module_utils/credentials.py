@@ -200,7 +200,7 @@ class PasswordTicket:
         if self._auth is None:
             try:
                 answer = client.send('POST', '/access/ticket', {'username': self.user, 'password': self._password},
-                                     None, changes_nothing=True).data
+                                     None, repeatable=True).data
             except ApiError as exc:
                 raise CredentialError('Logging in as %s failed: %s' % (self.user, exc.describe()))
             cookie = '%s=%s' % (client.scheme.cookie_name, answer['ticket'])

@@ -132,3 +132,31 @@ def first_in(addresses, networks):
             if candidate.version == network.version and candidate in network:
                 return address
     return None
+
+
+# The connection options a host may carry to reach its VM through the agent: never a secret (a token's secret, a
+# password, an OpenBao token or AppRole id) - those come from the environment, OpenBao or the user's own vars.
+AGENT_CONNECTION_OPTIONS = ('api_host', 'api_port', 'api_token_id', 'api_user', 'validate_certs', 'ca_path',
+                            'api_timeout', 'bao_addr', 'bao_namespace', 'bao_ca_path', 'bao_approle_mount',
+                            'bao_kv_mount', 'bao_kv_path', 'bao_creds_mount', 'bao_read_role', 'bao_provision_role',
+                            'bao_lease_cache', 'bao_timeout')
+AGENT_CONNECTION = 'homeflare.proxmox.qemu_agent'
+
+
+def agent_enabled(config):
+    """Whether a VM config's ``agent`` property string enables the agent (its default key ``enabled``)."""
+    value = str((config or {}).get('agent') or '')
+    first = value.split(',', 1)[0]
+    enabled = first if '=' not in first else dict(
+        part.split('=', 1) for part in value.split(',') if '=' in part).get('enabled', '0')
+    return enabled.strip().lower() in ('1', 'on', 'yes', 'true')
+
+
+def agent_connection_vars(row, params):
+    """The host variables of the qemu_agent connection for one VM: the connection, its vmid and the
+    inventory's own non-secret connection options."""
+    variables = {'ansible_connection': AGENT_CONNECTION, 'ansible_proxmox_vmid': int(row['vmid'])}
+    for name in AGENT_CONNECTION_OPTIONS:
+        if params.get(name) is not None:
+            variables['ansible_proxmox_' + name] = params[name]
+    return variables

@@ -341,3 +341,26 @@ def test_addresses_from_the_agent_and_the_container_set_ansible_host_and_never_d
     # no network holds an address: ansible_host is left unset
     unset = inventory({'want_addresses': True, 'ansible_host_networks': ['172.16.0.0/12']})
     assert 'ansible_host' not in unset.hostvars['web1'] and unset.hostvars['web1']['proxmox_addresses']
+
+
+def test_connection_for_vms_makes_running_vms_with_an_agent_hosts_of_the_agent_connection(sim, inventory):
+    seed(sim)
+    add_guest(sim.state, 'qemu', 104, 'node3', config={'name': 'agentoff', 'agent': 'enabled=0'}, status='running')
+    run = inventory({'connection_for_vms': 'qemu_agent', 'api_port': 8006, 'bao_timeout': 30})
+    assert run.proc.returncode == 0, run.output
+    assert run.hosts('proxmox_qemu_agent') == ['web1']
+    web = run.hostvars['web1']
+    assert web['ansible_connection'] == 'homeflare.proxmox.qemu_agent' and web['ansible_proxmox_vmid'] == 100
+    assert web['ansible_proxmox_api_host'] == sim.members and web['ansible_proxmox_ca_path'] == sim.ca_path
+    assert web['ansible_proxmox_api_token_id'] == sim.token_id and web['ansible_proxmox_api_port'] == 8006
+    assert web['ansible_proxmox_bao_timeout'] == 30 and web['ansible_proxmox_validate_certs'] is True
+    # never a secret, and the config read to know the agent is not a variable unless asked for
+    assert sim.token_secret not in json.dumps(run.listing)
+    assert not any(name.endswith(('secret', 'password', 'bao_token', 'secret_id', 'role_id')) for name in web)
+    assert 'proxmox_config' not in web
+    # a stopped VM, a VM whose agent is off and a container keep their connection
+    for host in ('db1', 'agentoff', 'web1-101'):
+        assert 'ansible_connection' not in run.hostvars[host], (host, run.hostvars[host])
+    # the config is read for running VMs only
+    configs = sorted(path for path in guest_reads(sim) if path.endswith('/config'))
+    assert configs == ['/nodes/node1/qemu/100/config', '/nodes/node3/qemu/104/config']

@@ -27,6 +27,7 @@ from .http import CONTROL_PATH, Member, Response, json_headers, reason
 from .pbs.api import PbsApi
 from .pbs.state import PBS_TOKEN_NAME, PBS_TOKEN_USER
 from .pve.api import PveApi
+from .pve.handlers import agent
 from .pve.handlers.content_sources import seed_oci_image
 from .pve.handlers.node_settings import DOMAIN as FRESH_DOMAIN
 from .pve.state import ClusterState
@@ -147,6 +148,8 @@ class Simulator:
             self._own_log = False
         self._log_file = open(self.log_path, "a", encoding="utf-8")
         self._members = [Member(self, i, nodes[i], apis[i]) for i in range(self.member_count)]
+        for i, api in enumerate(self._guest_apis()):  # the QEMU agents' guest directories (handlers/agent.py)
+            api.state.agent["root"] = os.path.join(self.tls.directory, "guests-%d" % i)
         self.bao_token = "s." + secrets.token_urlsafe(18)
         self.bao = BaoEngine(self, self.bao_mount)
         self._bao_member = Member(self, 0, "bao", self.bao)
@@ -185,7 +188,17 @@ class Simulator:
                 return member
         return None
 
+    def _guest_apis(self):
+        """Each PVE state once (fresh members have one each, a cluster's share one)."""
+        apis = []
+        for member in self._members:
+            if all(member.app is not other for other in apis):
+                apis.append(member.app)
+        return apis
+
     def stop(self):
+        for api in self._guest_apis():
+            agent.stop_all(api.state)  # no guest command outlives the simulator
         extra = [self._bao_member] if self._bao_member is not None else []
         for member in self._members + extra + self._pbs_members:
             if member.hanging:

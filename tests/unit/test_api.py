@@ -165,7 +165,7 @@ def test_a_login_that_got_no_answer_fails_over_like_a_read():
     fake = client([requests.exceptions.ReadTimeout('read timed out'),
                    FakeResponse(200, {'data': {'ticket': 't', 'CSRFPreventionToken': 'c'}})])
     answer = fake.send('POST', '/access/ticket', {'username': 'root@pam', 'password': 'p'}, None,
-                       changes_nothing=True)
+                       repeatable=True)
     assert answer.data['ticket'] == 't' and len(fake.session.sent) == 2
 
 

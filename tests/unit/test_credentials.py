@@ -36,9 +36,9 @@ class LoginClient:
         self.answer = answer
         self.logins = 0
 
-    def send(self, method, path, form, auth, changes_nothing=False):
+    def send(self, method, path, form, auth, repeatable=False):
         self.logins += 1
-        assert (method, path, auth, changes_nothing) == ('POST', '/access/ticket', None, True)
+        assert (method, path, auth, repeatable) == ('POST', '/access/ticket', None, True)
         if isinstance(self.answer, Exception):
             raise self.answer
         return api.Reply(self.answer, {})

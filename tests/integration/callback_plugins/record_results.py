@@ -30,7 +30,7 @@ class CallbackModule(CallbackBase):
         path = os.environ.get('RECORD_RESULTS_FILE')
         if not path:
             return
-        line = dict(task=result._task.get_name(), status=status, result=result._result)
+        line = dict(task=result._task.get_name(), status=status, result=result._result, host=result._host.get_name())
         with open(path, 'a') as handle:
             handle.write(json.dumps(line, default=str) + '\n')
 
@@ -39,6 +39,9 @@ class CallbackModule(CallbackBase):
 
     def v2_runner_on_failed(self, result, ignore_errors=False):
         self._record(result, 'failed')
+
+    def v2_runner_on_unreachable(self, result):
+        self._record(result, 'unreachable')
 
     def v2_runner_item_on_ok(self, result):
         self._record(result, 'item_ok')

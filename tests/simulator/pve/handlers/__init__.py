@@ -21,3 +21,4 @@ from . import guest_rights  # noqa: F401,E402
 from . import mapping  # noqa: F401,E402
 from . import snapshots  # noqa: F401,E402
 from . import vzdump  # noqa: F401,E402
+from . import agent  # noqa: F401,E402
