@@ -229,3 +229,23 @@ def test_a_member_that_hangs_during_file_write_leaves_the_file_written_once(sim,
     assert sent == [(sim.members[1], 200)], sent
     # no command went to the hung member after it stopped answering
     assert all(entry['status'] is not None for entry in log if entry['path'].endswith('/agent/exec'))
+
+
+def test_bad_connection_options_fail_before_any_request_naming_the_option(sim, agent_play, tmp_path):
+    seed(sim)
+    sim.clear_log()
+    hosts = tmp_path / 'bad.ini'
+    hosts.write_text('badca ansible_proxmox_vmid=500 ansible_proxmox_ca_path=%s\n'
+                     'novmid\n'
+                     'badtimeout ansible_proxmox_vmid=500 ansible_proxmox_api_timeout=0\n' % (tmp_path / 'missing.pem'))
+    play = {'name': 'Bad options', 'hosts': 'all', 'gather_facts': False,
+            'vars': {'ansible_connection': 'homeflare.proxmox.qemu_agent',
+                     'ansible_proxmox_api_host': ','.join(sim.members)},
+            'tasks': [{'name': 'ping', 'ansible.builtin.ping': {}}]}
+    run = agent_play(play, inventory_path=hosts)
+    assert run.rc != 0
+    messages = dict((line['host'], line['result'].get('msg', '')) for line in run.results)
+    assert 'option ca_path: %s does not exist' % (tmp_path / 'missing.pem') in messages['badca'], run
+    assert 'vmid' in messages['novmid'], run
+    assert 'option api_timeout: 0 is not a positive number of seconds' in messages['badtimeout'], run
+    assert sim.log == []

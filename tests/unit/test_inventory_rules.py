@@ -2,10 +2,11 @@
 
 import yaml
 
+from ansible_collections.homeflare.proxmox.plugins.connection import qemu_agent
 from ansible_collections.homeflare.proxmox.plugins.inventory import pve
 from ansible_collections.homeflare.proxmox.plugins.module_utils.credentials import CONNECTION_ARGUMENT_SPEC
 from ansible_collections.homeflare.proxmox.plugins.plugin_utils.inventory import (
-    Selection, agent_addresses, first_in, group_names, guest_vars, host_names, lxc_addresses, tags_of, usable)
+    AGENT_CONNECTION_OPTIONS, Selection, agent_addresses, agent_enabled, first_in, group_names, guest_vars, host_names, lxc_addresses, tags_of, usable)
 
 
 def row(vmid, name, **extra):
@@ -19,6 +20,26 @@ def test_every_connection_option_of_the_modules_is_an_inventory_option_with_the_
         assert options[name].get('default') == spec.get('default'), name
         if spec.get('fallback'):
             assert [entry['name'] for entry in options[name]['env']] == spec['fallback'][1], name
+
+
+def test_every_connection_option_is_a_qemu_agent_option_with_the_same_default_and_a_host_variable():
+    options = yaml.safe_load(qemu_agent.DOCUMENTATION)['options']
+    for name, spec in CONNECTION_ARGUMENT_SPEC.items():
+        assert options[name].get('default') == spec.get('default'), name
+        assert {'name': 'ansible_proxmox_' + name} in options[name]['vars'], name
+        if spec.get('fallback'):
+            assert [entry['name'] for entry in options[name]['env']] == spec['fallback'][1], name
+    # what the inventory may hand to a host: connection options, never a secret
+    assert set(AGENT_CONNECTION_OPTIONS) <= set(CONNECTION_ARGUMENT_SPEC)
+    assert not [name for name in AGENT_CONNECTION_OPTIONS if CONNECTION_ARGUMENT_SPEC[name].get('no_log')]
+    assert 'bao_approle_role_id' not in AGENT_CONNECTION_OPTIONS
+
+
+def test_the_agent_is_enabled_by_its_default_key_or_enabled():
+    assert [agent_enabled({'agent': value}) for value in ('1', 'enabled=1,fstrim_cloned_disks=1', 'type=isa,enabled=1',
+                                                          '0', 'enabled=0', 'fstrim_cloned_disks=1', '')] \
+        == [True, True, True, False, False, False, False]
+    assert agent_enabled({}) is False and agent_enabled(None) is False
 
 
 def test_shared_names_fall_back_to_name_vmid_for_all_but_the_lowest_vmid():
