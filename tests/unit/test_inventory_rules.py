@@ -6,7 +6,8 @@ from ansible_collections.homeflare.proxmox.plugins.connection import qemu_agent
 from ansible_collections.homeflare.proxmox.plugins.inventory import pve
 from ansible_collections.homeflare.proxmox.plugins.module_utils.credentials import CONNECTION_ARGUMENT_SPEC
 from ansible_collections.homeflare.proxmox.plugins.plugin_utils.inventory import (
-    AGENT_CONNECTION_OPTIONS, Selection, agent_addresses, agent_enabled, first_in, group_names, guest_vars, host_names, lxc_addresses, tags_of, usable)
+    AGENT_CONNECTION_OPTIONS, Selection, agent_addresses, agent_enabled, first_in, group_names, guest_vars, host_names,
+    lxc_addresses, tags_of, usable)
 
 
 def row(vmid, name, **extra):
