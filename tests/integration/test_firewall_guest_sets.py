@@ -103,6 +103,21 @@ def test_a_guests_aliases_ipset_options_and_rules_and_a_vnets_rules_in_one_play(
     assert sim.writes() == []
 
 
+# (module, args, the option the message must name), each refused before any request (test_bad_input's corpus).
+BAD_INPUT = [
+    ('firewall_alias', {'scope': 'vm', 'node': 'node1', 'name': 'db', 'cidr': '10.0.0.5'}, 'vmid'),
+    ('firewall_alias', {'scope': 'vm', 'vmid': 100, 'name': 'db', 'cidr': '10.0.0.5'}, 'node'),
+    ('firewall_alias', {'scope': 'vnet', 'name': 'db', 'cidr': '10.0.0.5'}, 'scope'),
+    ('firewall_alias', {'name': 'db', 'cidr': '10.0.0.5', 'vmid': 100}, 'vmid'),
+    ('firewall_alias', vm(vmid=99, name='db', cidr='10.0.0.5'), 'vmid'),
+    ('firewall_ipset', {'scope': 'vm', 'node': 'node1', 'name': 'admins'}, 'vmid'),
+    ('firewall_ipset', {'scope': 'vnet', 'vnet': 'app', 'name': 'admins'}, 'vnet'),
+    ('firewall_ipset', vm(vmid='web', name='admins'), 'vmid'),
+    ('firewall_ipset', vm(node='node 1', name='admins'), 'node'),
+    ('firewall_options', {'scope': 'vm', 'node': 'node1', 'vmid': 1000000000, 'enable': True}, 'vmid'),
+    ('firewall_rules', {'scope': 'vm', 'vmid': 100, 'rules': [{'type': 'in', 'action': 'DROP'}]}, 'node'),
+]
+
 REFUSED = [
     ('firewall_alias', vm(vmid=555, name='db', cidr='10.0.0.5'), 'vmid 555 is no guest'),
     ('firewall_ipset', vm(vmid=555, name='admins'), 'vmid 555 is no guest'),
