@@ -18,7 +18,8 @@ happened to store it (an ``int`` for a string property, ``"1"`` for a boolean). 
   ``DataCenterConfig.pm``): only booleans go through ``parse_boolean`` (1/0); every other value stays the
   text read, integers included.
 * ``firewall``: pve-firewall ``Firewall.pm parse_clusterfw_option`` / ``parse_hostfw_option`` /
-  ``parse_vmfw_option`` (a guest's file) / ``parse_vnetfw_option`` and the rule parser: ``int()`` on the flag and integer options, the text otherwise: booleans and integers numbers.
+  ``parse_vmfw_option`` (a guest's file) / ``parse_vnetfw_option`` and the rule parser: ``int()`` on the flag
+  and integer options, the text otherwise: booleans and integers numbers.
 * ``notify``: pve-manager ``API2/Cluster/Notifications.pm`` answers proxmox-notify's typed config through
   perlmod, whose serializer hands a Rust ``bool`` to Perl as an unsigned integer (perlmod-rs
   ``perlmod/src/ser/mod.rs serialize_bool``): flags 1/0, numbers JSON numbers.
