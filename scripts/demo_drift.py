@@ -13,6 +13,9 @@ CHANGES = [
     ('PUT', '/access/roles/Monitoring', {'privs': 'Sys.Audit,VM.Audit,Datastore.Audit,Sys.Console'}),
     ('PUT', '/storage/backup', {'content': 'backup'}),
     ('PUT', '/nodes/node1/lxc/200/config', {'cores': '2'}),
+    # a rule added on top of the container's firewall, as the UI adds one
+    ('POST', '/nodes/node1/lxc/200/firewall/rules', {'type': 'in', 'action': 'ACCEPT', 'enable': '1',
+                                                     'comment': 'added in the UI'}),
 ]
 
 

@@ -236,35 +236,42 @@ class Declare:
         with ThreadPoolExecutor(max_workers=min(READ_WORKERS, len(members))) as pool:
             list(pool.map(read, members))
 
+    def plan_family(self, client, family, members):
+        """Read one family's objects (its list once, else each on its own) and plan them; never writes."""
+        rows, listing_error = None, None
+        if family.listing is not None:
+            try:
+                rows = family.listing.read(client, family)
+            except ProxmoxError as exc:
+                listing_error = exc
+        if rows is None and listing_error is None and getattr(family, 'reads_in_parallel', False):
+            self.read_in_parallel(client, members)
+        for entry in members:
+            if listing_error is not None:
+                entry.error = listing_error
+                continue
+            if entry.error is not None:  # its parallel read failed
+                continue
+            try:
+                if entry.raw is None:  # not read in parallel above
+                    entry.raw = self.read_one(client, family, entry, family.listing, rows)
+                entry.plan = family.plan(entry.declaration, entry.raw)
+                if entry.plan.action != 'none':
+                    family.check_plan(client, entry.declaration, entry.raw, entry.plan)
+            except ProxmoxError as exc:
+                entry.error = exc
+
     def plan_all(self, client, entries):
         """Read each family once (its list) or per object, then plan every object; never writes."""
-        for module, family in self.families:
+        for module, _family in self.families:
             members = [entry for entry in entries if entry.module == module]
-            if not members:
-                continue
-            rows, listing_error = None, None
-            if family.listing is not None:
-                try:
-                    rows = family.listing.read(client, family)
-                except ProxmoxError as exc:
-                    listing_error = exc
-            if rows is None and listing_error is None and getattr(family, 'reads_in_parallel', False):
-                self.read_in_parallel(client, members)
+            # the module's family, or each scope's of a module over several (the cluster's aliases: one list read)
+            targets = []
             for entry in members:
-                if listing_error is not None:
-                    entry.error = listing_error
-                    continue
-                if entry.error is not None:  # its parallel read failed
-                    continue
-                target = entry.family  # the module's family, or the scope's for a scoped module
-                try:
-                    if entry.raw is None:  # not read in parallel above
-                        entry.raw = self.read_one(client, target, entry, family.listing, rows)
-                    entry.plan = target.plan(entry.declaration, entry.raw)
-                    if entry.plan.action != 'none':
-                        target.check_plan(client, entry.declaration, entry.raw, entry.plan)
-                except ProxmoxError as exc:
-                    entry.error = exc
+                if entry.family not in targets:
+                    targets.append(entry.family)
+            for target in targets:
+                self.plan_family(client, target, [entry for entry in members if entry.family is target])
         # A reference may name an object declared beside it (an alias an IP set lists): judged once all are read.
         batch = Batch(entries)
         for entry in entries:

@@ -17,7 +17,7 @@ from ansible_collections.homeflare.proxmox.plugins.module_utils.api import item_
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError, MissingReference
 from ansible_collections.homeflare.proxmox.plugins.module_utils.formats import why_not
 from ansible_collections.homeflare.proxmox.plugins.module_utils.guest import cluster_guests, guest_declared, guest_row
-from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Absent, Family, field_plan
+from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Absent, Family, absent, field_plan
 
 # pve-firewall's log levels (a rule's log, the options' log_level_in/out/forward).
 LOG_LEVELS = ['emerg', 'alert', 'crit', 'err', 'warning', 'notice', 'info', 'debug', 'nolog']
@@ -268,6 +268,11 @@ class GuestScope(PlacedScope):
                                 'this credential, which needs VM.Audit on it), so it has no firewall to write. Nothing '
                                 'was written.' % (self.describe(ident), ident['vmid']))
 
+    def identity_form(self, ident, path=''):
+        form = super(GuestScope, self).identity_form(ident, path)
+        form.pop('node', None)  # the path's: at() filled it with the node the guest lives on
+        return form
+
     def describe(self, ident):
         what = self.name
         if 'name' in ident or 'group' in ident:
@@ -336,9 +341,18 @@ class VnetScope(PlacedScope):
 
 
 def scope_objects(client, placed, ident):
-    """[(ident, raw)] of one owner's options or rule list, read once; left out when nothing is set (no option, no
-    rule)."""
-    raw = placed.store.read(client, placed, ident)
-    if not raw or not any(key != 'digest' for key in raw):
-        return []
-    return [(dict(ident), raw)]
+    """[(ident, raw)] of one owner's objects: its options or rule list, read once and left out when nothing is set
+    (no option, no rule); or its aliases or IP sets, each named by its row of the owner's list, then read."""
+    if placed.collection is None:
+        raw = placed.store.read(client, placed, ident)
+        if not raw or not any(key != 'digest' for key in raw):
+            return []
+        return [(dict(ident), raw)]
+    found = []
+    named = placed.identity[-1]
+    for row in client.get(placed.collection_path(ident), role=placed.read_role) or []:
+        each = dict(ident, **{named.option: named.canonical(row.get(named.wire))})
+        raw = placed.store.read(client, placed, each)
+        if not absent(raw):  # gone between the list and its read
+            found.append((each, raw))
+    return found

@@ -1,7 +1,8 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) 2026 homeflare.proxmox contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""One module over several scopes (the firewall's options and rules: the cluster, a node, a security group).
+"""One module over several scopes (the firewall's options, rules, aliases and IP sets: the cluster, a node, a
+security group, a guest, a vnet).
 
 Each scope is a Family of its own (its own path, options and schema call); ``ByScope`` is the module's task and
 hands a declaration to the family its ``scope`` names, whose run is the one pipeline (reconcile).

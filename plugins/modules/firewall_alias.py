@@ -9,17 +9,20 @@ __metaclass__ = type
 
 DOCUMENTATION = r'''
 module: firewall_alias
-short_description: Declare a Proxmox VE cluster firewall alias
+short_description: Declare a Proxmox VE firewall alias of the cluster or of a guest
 version_added: 0.1.0
 description:
-  - Creates, repairs or removes one IP alias of the cluster firewall (C(/cluster/firewall/aliases/{name})), the
-    name firewall rules and IP sets use for an address or a network.
+  - Creates, repairs or removes one IP alias, the name firewall rules and IP sets use for an address or a network,
+    of the cluster firewall (C(/cluster/firewall/aliases/{name})) or of a guest's (O(scope=vm),
+    C(/nodes/{node}/{qemu|lxc}/{vmid}/firewall/aliases/{name})).
+  - A guest's rules and IP sets resolve a name to the guest's own alias first, then to the cluster's; V(guest/name)
+    names only the guest's, V(dc/name) only the cluster's.
   - O(cidr) and O(comment) are managed and compared as PVE keeps them. An alias that already matches is adopted
     with no write.
   - PVE does not rename here. Declaring another O(name) creates a second alias; remove the old one with its own
     O(state=absent) task, once nothing refers to it.
   - The alias's IP version (C(ipversion)) is worked out by PVE and reported in RV(object), never written.
-  - The alias is read as its row of the cluster's alias list (one request), whose digest goes with every update,
+  - The alias is read as its row of its scope's alias list (one request), whose digest goes with every update,
     so another writer's change is never overwritten.
 author:
   - homeflare.proxmox contributors (@homeflare)
@@ -28,14 +31,16 @@ extends_documentation_fragment:
   - homeflare.proxmox.connection.openbao
   - homeflare.proxmox.connection.state
   - homeflare.proxmox.attributes
+  - homeflare.proxmox.firewall_scope
 options:
+  scope:
+    choices: [cluster, vm]
   name:
     description:
       - The alias name (wire name C(name)); a letter, then letters, digits, C(-) and C(_), 2 to 64 characters.
       - PVE keys aliases case-insensitively, so V(HomeLan) and V(homelan) are one alias; the name is lower-cased
         here and a create writes it lower-case.
     type: str
-    required: true
   cidr:
     description:
       - The address or network (wire name C(cidr)), for example V(192.0.2.10) or V(192.0.2.0/24). Required with
@@ -49,7 +54,6 @@ options:
       - The alias's comment. Undeclared means empty, so a comment added by hand is drift.
       - Compared trimmed; PVE does not keep a comment of V(0). It must fit on one line.
     type: str
-    default: ''
 seealso:
   - module: homeflare.proxmox.firewall_ipset
   - module: homeflare.proxmox.firewall_rules
@@ -61,6 +65,14 @@ EXAMPLES = r'''
     name: mgmt
     cidr: 192.0.2.0/24
     comment: Management VLAN
+
+- name: A guest's own name for its database peer (a VM or a container alike)
+  homeflare.proxmox.firewall_alias:
+    scope: vm
+    node: pve1
+    vmid: 100
+    name: db
+    cidr: 10.0.0.5
 
 # `ansible-playbook site.yml --check --diff` reports plan.action and the drifted fields, writing nothing.
 - name: Remove an alias no rule uses any more

@@ -9,11 +9,13 @@ __metaclass__ = type
 
 DOCUMENTATION = r'''
 module: firewall_ipset
-short_description: Declare a Proxmox VE cluster firewall IP set and its entries
+short_description: Declare a Proxmox VE firewall IP set of the cluster or of a guest, and its entries
 version_added: 0.1.0
 description:
-  - Creates, repairs or removes one IP set of the cluster firewall (C(/cluster/firewall/ipset/{name})), its comment
-    and the complete set of its entries.
+  - Creates, repairs or removes one IP set, its comment and the complete set of its entries, of the cluster firewall
+    (C(/cluster/firewall/ipset/{name})) or of a guest's (O(scope=vm),
+    C(/nodes/{node}/{qemu|lxc}/{vmid}/firewall/ipset/{name})). A guest's rules name the guest's own set before the
+    cluster's.
   - O(entries) is the whole set, compared by address. An entry added by hand is removed, a missing one added, one
     whose O(entries[].nomatch) or O(entries[].comment) differs is rewritten. Order does not matter.
   - PVE writes entries one at a time, so the writes are one per entry that differs (and a create is one write for
@@ -28,29 +30,31 @@ extends_documentation_fragment:
   - homeflare.proxmox.connection.openbao
   - homeflare.proxmox.connection.state
   - homeflare.proxmox.attributes
+  - homeflare.proxmox.firewall_scope
 options:
+  scope:
+    choices: [cluster, vm]
   name:
     description:
       - The set's name (wire name C(name)); a letter, then letters, digits, C(-) and C(_), 2 to 64 characters.
         Rules refer to it as C(+name).
       - PVE lower-cases set names when it reads its configuration back, so the name is lower-cased here.
     type: str
-    required: true
   comment:
     description: The set's comment. Undeclared means empty, so a comment added by hand is drift.
     type: str
-    default: ''
   entries:
     description:
       - Every entry of the set. Undeclared means none, so an entry added by hand is drift.
     type: list
     elements: dict
-    default: []
     suboptions:
       cidr:
         description:
-          - An address, a network, or the name of a firewall alias (wire name C(cidr)); V(dc/name) names the
-            cluster's alias too, V(guest/name) never resolves for a cluster set.
+          - An address, a network, or the name of a firewall alias (wire name C(cidr)). In a cluster set V(name) and
+            V(dc/name) name the cluster's alias and V(guest/name) never resolves; in a guest's set V(name) is the
+            guest's own alias, else the cluster's, V(guest/name) only the guest's and V(dc/name) only the
+            cluster's.
           - Compared as PVE stores it (C(clean_cidr)); host bits are cleared (V(10.0.2.5/24) is V(10.0.2.0/24)), an
             IPv6 network compressed, V(/32) and V(/128) dropped; a V(/0) prefix is refused, as PVE does.
           - An alias must exist, or be declared in the same M(homeflare.proxmox.declare) task; else the set is
@@ -82,6 +86,16 @@ EXAMPLES = r'''
         nomatch: true
         comment: kiosk
       - cidr: vpn-pool          # a firewall alias
+
+- name: A guest's own set, naming the guest's own alias (a VM or a container alike)
+  homeflare.proxmox.firewall_ipset:
+    scope: vm
+    node: pve1
+    vmid: 100
+    name: backup-hosts
+    entries:
+      - cidr: 192.0.2.20
+      - cidr: guest/db
 
 - name: Remove a set and its entries
   homeflare.proxmox.firewall_ipset:

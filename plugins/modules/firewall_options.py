@@ -12,14 +12,9 @@ module: firewall_options
 short_description: Declare the Proxmox VE firewall options of the cluster, a node, a guest or a vnet
 version_added: 0.1.0
 description:
-  - Repairs the firewall options of one scope, the cluster (C(/cluster/firewall/options)) or one node
-    (C(/nodes/{node}/firewall/options)). The options always exist, so there is no C(state) option.
-  - With O(scope=vm), a guest's (a VM's or a container's, C(/nodes/{node}/{qemu|lxc}/{vmid}/firewall/...)), whose
-    type and node are read from C(/cluster/resources), so one declaration serves both types, and a
-    guest moved to another node (HA) is judged where it lives, with a warning. A vmid that is no guest is refused
-    (in check mode a warning, since an earlier task may create it); PVE itself answers for any vmid.
-  - With O(scope=vnet), an SDN vnet's (C(/cluster/sdn/vnets/{vnet}/firewall/...)). pve-firewall finds the vnet in
-    SDN's running configuration, so a vnet still pending an SDN apply is refused until it is applied.
+  - Repairs the firewall options of one scope, the cluster (C(/cluster/firewall/options)), one node
+    (C(/nodes/{node}/firewall/options)), a guest or a vnet (O(scope)). The options always exist, so there is no
+    C(state) option.
   - Only the declared options are managed; the others are neither sent nor compared. An option only one scope has
     is refused, before any request, when declared for the other.
   - Where PVE documents a default, an option nobody set reads as that default, so declaring the default is no
@@ -33,23 +28,11 @@ extends_documentation_fragment:
   - homeflare.proxmox.connection
   - homeflare.proxmox.connection.openbao
   - homeflare.proxmox.attributes
+  - homeflare.proxmox.firewall_scope
+  - homeflare.proxmox.firewall_scope.vnet
 options:
   scope:
-    description:
-      - Whose options, the cluster's, one node's (then O(node) is required), a guest's (O(node) and O(vmid)) or a
-        vnet's (O(vnet)).
-    type: str
     choices: [cluster, node, vm, vnet]
-    default: cluster
-  node:
-    description: The node, with O(scope=node); with O(scope=vm) the node the guest is declared on.
-    type: str
-  vmid:
-    description: The guest, with O(scope=vm).
-    type: int
-  vnet:
-    description: The SDN vnet, with O(scope=vnet).
-    type: str
   dhcp:
     description: V(vm) only. Allow DHCP (PVE's default off).
     type: bool
@@ -72,15 +55,15 @@ options:
     description: V(cluster) only. Enable ebtables rules cluster-wide (PVE's default on).
     type: bool
   policy_in:
-    description: V(cluster) only. The policy for incoming traffic.
+    description: V(cluster) and V(vm). The policy for incoming traffic.
     type: str
     choices: [ACCEPT, REJECT, DROP]
   policy_out:
-    description: V(cluster) only. The policy for outgoing traffic.
+    description: V(cluster) and V(vm). The policy for outgoing traffic.
     type: str
     choices: [ACCEPT, REJECT, DROP]
   policy_forward:
-    description: V(cluster) only. The policy for forwarded traffic.
+    description: V(cluster) and V(vnet). The policy for forwarded traffic.
     type: str
     choices: [ACCEPT, DROP]
   log_ratelimit:
@@ -93,7 +76,7 @@ options:
     description: V(node) only. Use the nftables based firewall (PVE's default off).
     type: bool
   ndp:
-    description: V(node) only. Allow NDP, the IPv6 neighbour discovery (PVE's default on).
+    description: V(node) and V(vm). Allow NDP, the IPv6 neighbour discovery (PVE's default on).
     type: bool
   nosmurfs:
     description: V(node) only. Filter SMURFS packets.
@@ -126,15 +109,15 @@ options:
     description: V(node) only. Seconds a SYN_RECV connection is tracked, 30 to 60 (PVE's default 60).
     type: int
   log_level_in:
-    description: V(node) only. Log level of incoming traffic.
+    description: V(node) and V(vm). Log level of incoming traffic.
     type: str
     choices: [emerg, alert, crit, err, warning, notice, info, debug, nolog]
   log_level_out:
-    description: V(node) only. Log level of outgoing traffic.
+    description: V(node) and V(vm). Log level of outgoing traffic.
     type: str
     choices: [emerg, alert, crit, err, warning, notice, info, debug, nolog]
   log_level_forward:
-    description: V(node) only. Log level of forwarded traffic.
+    description: V(node) and V(vnet). Log level of forwarded traffic.
     type: str
     choices: [emerg, alert, crit, err, warning, notice, info, debug, nolog]
   smurf_log_level:
@@ -163,6 +146,15 @@ EXAMPLES = r'''
     tcpflags: true
     nosmurfs: true
     log_level_in: info
+
+- name: A guest's firewall on, its MAC filter off (a VM or a container alike)
+  homeflare.proxmox.firewall_options:
+    scope: vm
+    node: pve1
+    vmid: 100
+    enable: true
+    policy_in: DROP
+    macfilter: false
 
 # `ansible-playbook site.yml --check --diff` names the drifted options and writes nothing.
 '''

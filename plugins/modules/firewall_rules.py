@@ -14,13 +14,11 @@ version_added: 0.1.0
 description:
   - Declares every rule of one scope, in order, as one object. The scopes are the cluster
     (C(/cluster/firewall/rules)), a security group (C(/cluster/firewall/groups/{group}), the group created with
-    its O(comment) when missing), a node (C(/nodes/{node}/firewall/rules)), a guest and a vnet.
-  - With O(scope=vm), a guest's (a VM's or a container's, C(/nodes/{node}/{qemu|lxc}/{vmid}/firewall/...)), whose
-    type and node are read from C(/cluster/resources), so one declaration serves both types, and a
-    guest moved to another node (HA) is judged where it lives, with a warning. A vmid that is no guest is refused
-    (in check mode a warning, since an earlier task may create it); PVE itself answers for any vmid.
-  - With O(scope=vnet), an SDN vnet's (C(/cluster/sdn/vnets/{vnet}/firewall/...)). pve-firewall finds the vnet in
-    SDN's running configuration, so a vnet still pending an SDN apply is refused until it is applied.
+    its O(comment) when missing), a node (C(/nodes/{node}/firewall/rules)), a guest and a vnet (O(scope)).
+  - A guest's rules (O(scope=vm)) are of the types V(in), V(out) and V(group), an interface only V(netN); their
+    references resolve to the guest's own aliases and IP sets first, then the cluster's (as pve-firewall's
+    C(resolve_alias) does; V(guest/name) only the guest's, V(dc/name) only the cluster's). A vnet's
+    (O(scope=vnet)) are only V(forward) and V(group) rules, with no interface.
   - PVE knows a rule only by its position, and every write renumbers the rules after it, so rules are never
     declared by position. O(rules) is compared, in order, with the live list as PVE normalises it; any difference
     is drift. A rule added by hand is deleted, rules out of order are moved, a rule edited by hand is rewritten in
@@ -47,33 +45,19 @@ extends_documentation_fragment:
   - homeflare.proxmox.connection.openbao
   - homeflare.proxmox.connection.state
   - homeflare.proxmox.attributes
+  - homeflare.proxmox.firewall_scope
+  - homeflare.proxmox.firewall_scope.vnet
 notes:
   - O(state=absent) deletes every rule of the scope, one DELETE each, and for a security group then the group.
   - For the cluster and node scopes PVE shows "no rules" as an empty list, so O(state=present) needs at least one
     rule; a security group may be declared empty.
 options:
   scope:
-    description:
-      - Whose rules, the cluster's, a security group's (O(group)), a node's (O(node)), a guest's (O(node) and
-        O(vmid); rule types V(in), V(out) and V(group), an interface only V(netN); references resolve to the guest's
-        own aliases and IP sets first, then the cluster's) or a vnet's (O(vnet); only V(forward) and V(group) rules,
-        no interface).
-    type: str
     choices: [cluster, group, node, vm, vnet]
-    default: cluster
   group:
     description:
       - The security group, with O(scope=group); 2 to 18 letters, digits, C(-) and C(_), starting with a letter.
       - PVE lower-cases group names when it reads its configuration back, so the name is lower-cased here.
-    type: str
-  node:
-    description: The node, with O(scope=node); with O(scope=vm) the node the guest is declared on.
-    type: str
-  vmid:
-    description: The guest, with O(scope=vm).
-    type: int
-  vnet:
-    description: The SDN vnet, with O(scope=vnet).
     type: str
   comment:
     description: The security group's comment, with O(scope=group). Undeclared means empty.
@@ -155,6 +139,23 @@ EXAMPLES = r'''
       - {type: in, action: ACCEPT, source: +admins, macro: SSH}
       - {type: group, action: webservers}
       - {type: in, action: DROP, log: info}
+
+- name: A guest's own rules, naming its own alias and IP set (a VM or a container alike)
+  homeflare.proxmox.firewall_rules:
+    scope: vm
+    node: pve1
+    vmid: 100
+    rules:
+      - {type: group, action: webservers}
+      - {type: in, action: ACCEPT, source: +guest/backup-hosts, proto: tcp, dport: '22', iface: net0}
+      - {type: out, action: ACCEPT, dest: guest/db, proto: tcp, dport: '5432'}
+
+- name: A vnet's forward rules
+  homeflare.proxmox.firewall_rules:
+    scope: vnet
+    vnet: app
+    rules:
+      - {type: forward, action: ACCEPT, source: +admins, macro: SSH}
 
 # `ansible-playbook site.yml --check --diff` shows the rule list before and after and writes nothing.
 - name: Remove every rule of a node

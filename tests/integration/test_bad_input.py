@@ -17,6 +17,7 @@ from test_day0_certificate_families import BAD_INPUT as DAY0_CERTIFICATES
 from test_day0_cluster import BAD_INPUT as DAY0_CLUSTER
 from test_day0_node_families import BAD_INPUT as DAY0_NODE
 from test_firewall_families import BAD_INPUT as FIREWALL
+from test_firewall_guest_sets import BAD_INPUT as FIREWALL_GUEST
 from test_guest_cloudinit import BAD_INPUT as GUEST_CLOUDINIT
 from test_guest_families import BAD_INPUT as GUESTS
 from test_guest_hardware import BAD_INPUT as GUEST_HARDWARE
@@ -195,7 +196,7 @@ CORPUS = [
 CORPUS += ACCESS_NOTIFY + CLUSTER + CONTENT + FIREWALL + HA + NETWORK + GUESTS + STORAGE_HW + PBS + PBS_ACCESS + PBS_NOTIFY + PBS_JOBS
 CORPUS += DAY0_APT + DAY0_NODE + DAY0_CERTIFICATES + DAY0_CLUSTER
 CORPUS += GUEST_CLOUDINIT + GUEST_HARDWARE + GUEST_POOLS + GUEST_RESTORE + HARDWARE_MAPPING + SNAPSHOT
-CORPUS += BACKUP
+CORPUS += BACKUP + FIREWALL_GUEST
 # The module path refuses with the same family code; what differs there (AnsibleModule's own validation,
 # the shape of a failed result) is proven by every sixteenth case, spread over the families, at a sixteenth
 # of the cost of a module start per case (the firewall's reference and rule refusals run in

@@ -167,3 +167,50 @@ def test_a_large_verify_reads_each_family_once(sim, playbook):
                                        'failed': 0}
     assert sorted(entry['path'] for entry in sim.log) == ['/access/acl', '/access/groups', '/access/roles',
                                                           '/access/users', '/pools']
+
+
+# A guest's firewall declared beside the guest itself, and a vnet's rules: the guest is written first, its aliases
+# and IP set before the rules naming them, which resolve the guest's own names (declared beside them) first.
+GUEST_FIREWALL = {
+    'vm': [{'node': 'node1', 'vmid': 300, 'name': 'fw1'}],
+    'firewall_alias': [{'name': 'office', 'cidr': '198.51.100.0/24'}, {'name': 'lab', 'cidr': '10.9.0.0/16'},
+                       {'scope': 'vm', 'node': 'node1', 'vmid': 300, 'name': 'db', 'cidr': '10.0.0.5'}],
+    'firewall_ipset': [{'scope': 'vm', 'node': 'node1', 'vmid': 300, 'name': 'admins',
+                        'entries': [{'cidr': 'guest/db'}, {'cidr': 'office'}]}],
+    'firewall_rules': [
+        {'scope': 'vm', 'node': 'node1', 'vmid': 300, 'rules': [
+            {'type': 'in', 'action': 'ACCEPT', 'source': '+guest/admins', 'proto': 'tcp', 'dport': '22'},
+            {'type': 'out', 'action': 'ACCEPT', 'dest': 'db', 'proto': 'tcp', 'dport': '5432'}]},
+        {'scope': 'vnet', 'vnet': 'app', 'rules': [{'type': 'forward', 'action': 'ACCEPT', 'source': 'lab'}]}],
+    'firewall_options': [{'scope': 'vm', 'node': 'node1', 'vmid': 300, 'enable': True},
+                         {'scope': 'vnet', 'vnet': 'app', 'enable': True}],
+}
+
+
+def test_a_guest_s_and_a_vnet_s_firewall_declared_beside_the_guest(sim, playbook):
+    api(sim, [('POST', '/cluster/sdn/zones', {'zone': 'base', 'type': 'simple'}),
+              ('POST', '/cluster/sdn/vnets', {'vnet': 'app', 'zone': 'base'}), ('PUT', '/cluster/sdn', {})])
+    sim.clear_log()
+    # check mode: guest 300 does not exist yet, but is declared here, and so are the names its rules reference
+    run = playbook([declare(GUEST_FIREWALL)], check=True)
+    assert run.rc == 0, run
+    assert run.result()['summary']['create'] == 7 and run.result()['summary']['update'] == 2, run.result()
+    assert sim.writes() == []
+
+    run = playbook([declare(GUEST_FIREWALL)])
+    assert run.rc == 0, run
+    written = [entry['path'] for entry in sim.writes()]
+    assert written[0] == '/nodes/node1/qemu' and written[-1] == '/cluster/sdn/vnets/app/firewall/options', written
+    guest = [path for path in written if path.startswith('/nodes/node1/qemu/300/firewall')]
+    assert guest[0] == '/nodes/node1/qemu/300/firewall/aliases', written
+    assert guest.index('/nodes/node1/qemu/300/firewall/ipset') < guest.index('/nodes/node1/qemu/300/firewall/rules')
+    status, rules = sim.request('GET', '/nodes/node1/qemu/300/firewall/rules')
+    assert [rule.get('source') or rule.get('dest') for rule in rules['data']] == ['+guest/admins', 'db'], rules
+
+    sim.clear_log()
+    run = playbook([declare(GUEST_FIREWALL)])
+    assert run.rc == 0 and run.result()['changed'] is False, run
+    assert run.result()['summary']['matched'] == 9
+    assert sim.writes() == []
+    # the cluster's aliases are one list read for both, as before a module took several scopes
+    assert [entry['path'] for entry in sim.log].count('/cluster/firewall/aliases') == 1, sim.log

@@ -15,11 +15,14 @@ from test_cluster_families import SETUP as CLUSTER_SETUP
 from test_declare_families import GUESTS, MATRIX as DECLARE_MATRIX, MODULES as DECLARE_MODULES, TOKEN_MADE_BEFORE
 from test_snapshot_family import SETUP as SNAPSHOT_SETUP
 from test_firewall_families import SETUP as FIREWALL_SETUP
+from test_firewall_guest_sets import OBJECTS as GUEST_FIREWALL, SETUP as GUEST_FIREWALL_SETUP
 from test_guest_families import seed_guests
 from test_matrix import FAMILIES as FOUNDATION, SETUP as FOUNDATION_SETUP, api
 from test_network_families import MATRIX as NETWORK, SETUP as NETWORK_SETUP
 from test_pbs_families import ROLE_VARIABLES, backup_server_declaration, pbs_api, pbs_connection, role_task
 from test_storage_hw_families import MATRIX as STORAGE_HW, as_root, seed_storage_hw
+
+from simulator.pve.handlers.guests import add_guest
 
 CIFS_PASSWORD = 'Cifs-Share-Secret-42'
 CIFS = ('POST', '/storage', {'storage': 'share', 'type': 'cifs', 'server': '10.0.0.9', 'share': 'backups',
@@ -86,6 +89,41 @@ def test_every_pve_family_exports_as_a_declaration_that_applies_as_a_no_op(sim, 
 
     again, _judged = export_then_declare(sim, playbook, check_connection=as_root(sim, {}))
     assert again['objects'] == exported['objects'] and again['secrets'] == exported['secrets']
+
+
+def test_every_guest_s_and_vnet_s_firewall_exports_with_its_scope(sim, playbook):
+    """A VM's aliases, IP set, options and rules, a container's alias (it lives on node3) and a vnet's options and
+    rules, each exported with its scope and its owner where it lives; declared back, a no-op."""
+    api(sim, GUEST_FIREWALL_SETUP)
+    add_guest(sim.state, 'lxc', 101, 'node3')
+    tasks = [{'name': name, 'homeflare.proxmox.%s' % module: args} for name, (module, args) in GUEST_FIREWALL.items()]
+    tasks.append({'name': 'vnet options', 'homeflare.proxmox.firewall_options': {
+        'scope': 'vnet', 'vnet': 'app', 'enable': True, 'policy_forward': 'DROP'}})
+    assert playbook(tasks).rc == 0
+    firewall = ['firewall_alias', 'firewall_ipset', 'firewall_options', 'firewall_rules']
+    sim.clear_log()
+    exported, judged = export_then_declare(sim, playbook, include=firewall)
+    objects = exported['objects']
+
+    def owned(module, scope):
+        return [tuple(entry[key] for key in ('node', 'vmid', 'name', 'vnet') if key in entry)
+                for entry in objects[module] if entry['scope'] == scope]
+
+    assert owned('firewall_alias', 'vm') == [('node1', 100, 'backup'), ('node1', 100, 'db'), ('node3', 101, 'db')]
+    assert owned('firewall_alias', 'cluster') == [('office',)]
+    assert owned('firewall_ipset', 'vm') == [('node1', 100, 'admins')]
+    assert owned('firewall_options', 'vm') == [('node1', 100)] and owned('firewall_options', 'vnet') == [('app',)]
+    assert owned('firewall_rules', 'vm') == [('node1', 100)] and owned('firewall_rules', 'vnet') == [('app',)]
+    ipset = [entry for entry in objects['firewall_ipset'] if entry['scope'] == 'vm'][0]
+    assert sorted(entry['cidr'] for entry in ipset['entries']) == ['192.0.2.0/24', 'guest/backup', 'office'], ipset
+    rules = [entry for entry in objects['firewall_rules'] if entry['scope'] == 'vm'][0]['rules']
+    assert [rule.get('source') or rule.get('dest') or rule['action'] for rule in rules] == [
+        'webs', '+guest/admins', 'db'], rules
+    # (an empty rule list of the cluster or a node reads as gone: warned as before, and none of a guest or vnet)
+    assert exported['refused'] == []
+    assert not [text for text in exported['warnings'] if 'guest' in text or 'vnet' in text], exported['warnings']
+    assert judged['summary']['matched'] == judged['summary']['judged'] == sum(exported['counts'].values())
+    assert sim.writes() == []
 
 
 def test_drift_after_the_export_is_named_field_by_field(sim, playbook):

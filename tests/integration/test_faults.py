@@ -77,10 +77,20 @@ DAY0_PLUGIN = {'acme_plugin': dict(DAY0_CERTIFICATES['acme_plugin'], args=dict(
 DAY0_NODE_CONFIG = {'node_config': dict(DAY0_NODE['node_config'], args=dict(
     (option, value) for option, value in DAY0_NODE['node_config']['args'].items() if option != 'wakeonlan'))}
 
+# A guest's own IP set (scope=vm, issue 26): the cluster's set's object on guest 100 (GUESTS), which the guest finds
+# before every read and write; its entry office is the cluster's alias. Its key is no module name: ``module`` says.
+GUEST_IPSET = '/nodes/node1/qemu/100/firewall/ipset'
+FIREWALL_GUEST = {'firewall_ipset_vm': dict(
+    FIREWALL['firewall_ipset'], module='firewall_ipset', prefix=GUEST_IPSET,
+    args=dict(FIREWALL['firewall_ipset']['args'], scope='vm', node='node1', vmid=100),
+    drift=[('PUT', GUEST_IPSET + '/admins/203.0.113.7', {'nomatch': '1', 'comment': 'edited'})],
+    absent={'scope': 'vm', 'node': 'node1', 'vmid': 100, 'name': 'admins', 'state': 'absent'})}
+
 # Every family: the foundation's (test_matrix) and each family group's own matrix objects.
 FAMILIES = dict(FOUNDATION)
-for group in (ACCESS_NOTIFY, CLUSTER, FIREWALL, HA, NETWORK, GUEST, STORAGE_HW, DAY0_APT, DAY0_REPOSITORY,
-              DAY0_CERTIFICATES, DAY0_PLUGIN, DAY0_NODE, DAY0_NODE_CONFIG, DAY0_CLUSTER, CONTENT, MAPPING, SNAPSHOT):
+for group in (ACCESS_NOTIFY, CLUSTER, FIREWALL, FIREWALL_GUEST, HA, NETWORK, GUEST, STORAGE_HW, DAY0_APT,
+              DAY0_REPOSITORY, DAY0_CERTIFICATES, DAY0_PLUGIN, DAY0_NODE, DAY0_NODE_CONFIG, DAY0_CLUSTER, CONTENT,
+              MAPPING, SNAPSHOT):
     FAMILIES.update(group)
 # Whose tasks log in as root@pam with its password: PVE lets no API token call their methods.
 ROOT_ONLY = HW_ROOT_ONLY + ACME_ROOT_ONLY
@@ -153,6 +163,8 @@ READ = {
     'cluster_options': r'^/cluster/options$',
     'firewall_alias': r'^/cluster/firewall/aliases$',
     'firewall_ipset': r'^/cluster/firewall/ipset$',
+    # the guest's list of sets (after /cluster/resources, where the guest's type and node are read)
+    'firewall_ipset_vm': r'^/nodes/node1/qemu/100/firewall/ipset$',
     'firewall_options': r'^/cluster/firewall/options$',
     'firewall_rules': r'^/cluster/firewall/rules$',
     'group': r'^/access/groups/oncall$',
@@ -400,13 +412,13 @@ NOT_APPLICABLE.update({
     ('created underneath', family): 'its create is several writes (an ipset and its entries, a rule list by '
                                     'position); the re-judge after a refused first write is the core\'s, proven '
                                     'by the families above'
-    for family in ('firewall_ipset', 'firewall_rules')
+    for family in ('firewall_ipset', 'firewall_ipset_vm', 'firewall_rules')
 })
 NOT_APPLICABLE.update({
     ('two runs on the same object at once', family): 'its create takes several writes (an ipset and its entries, '
                                                      'a rule list by position), which two runs can interleave; PVE '
                                                      'keeps no digest across them'
-    for family in ('firewall_ipset', 'firewall_rules')
+    for family in ('firewall_ipset', 'firewall_ipset_vm', 'firewall_rules')
 })
 
 # Storage hardware (issue 11): PVE offers no answer the core could re-judge a concurrent create on.
@@ -649,7 +661,8 @@ class Faults:
             args = as_root(self.sim, args)
         if server_of(module) == 'pbs':
             args = dict(on_the_backup_server(self.sim, defaults or self.connection()), **args)
-        return dict({'name': module, 'homeflare.proxmox.%s' % module: args}, **extra)
+        name = FAMILIES[module].get('module', module)
+        return dict({'name': module, 'homeflare.proxmox.%s' % name: args}, **extra)
 
     def run(self, args=None, defaults=None, extra_env=None, timeout=None, modules=None):
         modules = modules or self.modules

@@ -17,8 +17,9 @@ happened to store it (an ``int`` for a string property, ``"1"`` for a boolean). 
 * ``key-value``: pve-common ``JSONSchema.pm parse_config`` (datacenter.cfg through pve-cluster
   ``DataCenterConfig.pm``): only booleans go through ``parse_boolean`` (1/0); every other value stays the
   text read, integers included.
-* ``firewall``: pve-firewall ``Firewall.pm parse_clusterfw_option`` / ``parse_hostfw_option`` and the rule
-  parser: ``int()`` on the flag and integer options, the text otherwise: booleans and integers numbers.
+* ``firewall``: pve-firewall ``Firewall.pm parse_clusterfw_option`` / ``parse_hostfw_option`` /
+  ``parse_vmfw_option`` (a guest's file) / ``parse_vnetfw_option`` and the rule parser: ``int()`` on the flag
+  and integer options, the text otherwise: booleans and integers numbers.
 * ``notify``: pve-manager ``API2/Cluster/Notifications.pm`` answers proxmox-notify's typed config through
   perlmod, whose serializer hands a Rust ``bool`` to Perl as an unsigned integer (perlmod-rs
   ``perlmod/src/ser/mod.rs serialize_bool``): flags 1/0, numbers JSON numbers.
@@ -101,6 +102,10 @@ PVE_FILES = {
     "/cluster/mapping": "section-config",
     "/cluster/firewall": "firewall",
     "/nodes/{node}/firewall": "firewall",
+    # a guest's <vmid>.fw and a vnet's sdn/firewall/<vnet>.fw (not the guest config's or SDN's section parser)
+    "/nodes/{node}/qemu/{vmid}/firewall": "firewall",
+    "/nodes/{node}/lxc/{vmid}/firewall": "firewall",
+    "/cluster/sdn/vnets/{vnet}/firewall": "firewall",
     # NodeConfig.pm parse_node_config: PVE::JSONSchema::parse_config, as datacenter.cfg
     "/nodes/{node}/config": "key-value",
     "/nodes/{node}/qemu/{vmid}/config": "guest-config",

@@ -1,7 +1,8 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) 2026 homeflare.proxmox contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The cluster firewall IP set family: /cluster/firewall/ipset/{name}, its comment and the set of its entries.
+"""The firewall IP set family, its comment and the set of its entries: the cluster's (/cluster/firewall/ipset/{name})
+and a guest's (/nodes/{node}/{qemu|lxc}/{vmid}/firewall/ipset/{name}, found where the guest lives: GuestScope).
 
 PVE has no call that writes a set's entries at once: each entry is added (POST), changed (PUT)
 or removed (DELETE) on its own. So a create is one write for the set and one per entry, and a
@@ -16,8 +17,11 @@ from ansible_collections.homeflare.proxmox.plugins.module_utils.api import item_
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Field, Flag, Text
 from ansible_collections.homeflare.proxmox.plugins.module_utils.firewall import (
-    ALIAS_REFERENCE, NAME_PATTERN, Names, address_or_alias_problem, clean_cidr, pve_comment, refuse_comment_lines)
+    ALIAS_REFERENCE, GUEST_FIREWALL, NAME_PATTERN, GuestScope, Names, address_or_alias_problem, clean_cidr,
+    pve_comment, refuse_comment_lines)
+from ansible_collections.homeflare.proxmox.plugins.module_utils.guest import identity as guest_identity
 from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import ABSENT, Family, Where, absent
+from ansible_collections.homeflare.proxmox.plugins.module_utils.scopes import ByScope
 
 ENTRY_OPTIONS = dict(cidr=dict(type='str', required=True), nomatch=dict(type='bool', default=False),
                      comment=dict(type='str', default=''))
@@ -70,11 +74,16 @@ def entry_form(entry):
     return dict(nomatch='1' if entry['nomatch'] else '0', comment=entry['comment'])
 
 
+def entry_path(family, ident, cidr):
+    values = dict((field.wire, ident[field.option]) for field in family.identity)
+    return item_path(family.item + '/{cidr}', dict(values, cidr=cidr))
+
+
 class IpsetStore:
-    """A set is a row of /cluster/firewall/ipset (its comment) plus the list of its entries."""
+    """A set is a row of its scope's list of sets (its comment) plus the list of its entries."""
 
     def read(self, client, family, ident):
-        row = [row for row in client.get(family.collection, role=family.read_role) or []
+        row = [row for row in client.get(family.collection_path(ident), role=family.read_role) or []
                if row.get('name') == ident['name']]
         if not row:
             return ABSENT
@@ -84,7 +93,7 @@ class IpsetStore:
 
     def create(self, client, family, ident, form):
         entries = form.pop('entries', [])
-        client.post(family.collection, dict(form, name=ident['name']), role=family.write_role)
+        client.post(family.collection_path(ident), dict(form, name=ident['name']), role=family.write_role)
         for entry in entries:
             self.add(client, family, ident, entry)
 
@@ -94,8 +103,9 @@ class IpsetStore:
     def update(self, client, family, ident, form, live):
         if 'comment' in form:
             # ``rename`` to the set's own name changes its comment (create_ipset), checked against the list's digest.
-            client.post(family.collection, dict(name=ident['name'], rename=ident['name'], comment=form['comment'],
-                                                digest=live['set_digest']), role=family.write_role)
+            client.post(family.collection_path(ident), dict(name=ident['name'], rename=ident['name'],
+                                                            comment=form['comment'], digest=live['set_digest']),
+                        role=family.write_role)
         if 'entries' in form:
             self.sync(client, family, ident, live, form['entries'])
 
@@ -111,7 +121,7 @@ class IpsetStore:
             if index:
                 # The previous write changed the list: send the digest of a fresh read.
                 digest = self.entries_digest(client, family, ident)
-            path = item_path(family.item + '/{cidr}', dict(name=ident['name'], cidr=cidr))
+            path = entry_path(family, ident, cidr)
             if method == 'DELETE':
                 client.delete(path, dict(digest=digest), role=family.write_role)
             else:
@@ -133,30 +143,58 @@ class IpsetFamily(Family):
 
     def check_references(self, declaration, raw, batch, client):
         """An entry naming an alias is added only if the alias resolves (create_ip, API2/Firewall/IPSet.pm, calls
-        Firewall.pm resolve_alias): ``dc/name`` and ``name`` name a cluster alias, case-insensitively; ``guest/name``
-        never resolves at cluster level. Only entries still to be added (POST) are judged: an update never
-        re-resolves."""
+        Firewall.pm resolve_alias), case-insensitively: in a cluster set ``dc/name`` and ``name`` name a cluster
+        alias and ``guest/name`` never resolves; in a guest's set ``name`` is the guest's own alias, else the
+        cluster's, ``guest/name`` only the guest's, ``dc/name`` only the cluster's. Only entries still to be added
+        (POST) are judged: an update never re-resolves."""
         live = set() if absent(raw) else set(entry['cidr'] for entry in self.current(raw)['entries'])
-        names = Names.of(client, self, batch)
+        names = self.names(client, declaration, batch)
         for entry in declaration.values.get('entries') or []:
             reference = ALIAS_REFERENCE.fullmatch(entry['cidr'])
             if not reference or entry['cidr'] in live:
                 continue
             name = entry['cidr'].split('/')[-1]
-            if reference.group(2) == 'guest' or not names.alias(name):
+            if not names.alias(name, reference.group(2)):
                 raise DeclarationError("option entries: the entry %r: no such alias '%s'; PVE would create the set "
                                        "and refuse the entry, so nothing was written (declare the alias, or use an "
                                        "address)" % (entry['cidr'], name))
 
+    def names(self, client, declaration, batch):
+        """The aliases an entry resolves: the cluster's."""
+        return Names.of(client, self, batch)
 
-FAMILY = IpsetFamily(
-    'firewall_ipset', 'firewall ipset',
-    # PVE lower-cases set names when it reads cluster.fw (generic_fw_config_parser: lc of [IPSET name]).
-    identity=[Text('name', required=True, pattern=NAME_PATTERN, min_length=2, max_length=64,
-                   normalise=lambda name: name.lower())],
-    fields=[
+
+class GuestIpset(GuestScope, IpsetFamily):
+    """A guest's own IP set (IPSet.pm's VM and CT subclasses): the guest found first, its entries' aliases resolved
+    to the guest's own first (GuestScope.names)."""
+
+
+def set_fields():
+    return [
         Text('comment', default='', normalise=pve_comment),
         EntrySet('entries', default=[], schema_key=None),
-    ],
+    ]
+
+
+# PVE lower-cases set names when it reads a firewall file (generic_fw_config_parser: lc of [IPSET name]).
+def set_name():
+    return Text('name', required=True, pattern=NAME_PATTERN, min_length=2, max_length=64,
+                normalise=lambda text: text.lower())
+
+
+CLUSTER = IpsetFamily(
+    'firewall_ipset', 'firewall ipset',
+    identity=[set_name()],
+    fields=set_fields(),
     where=Where(collection='/cluster/firewall/ipset', item='/cluster/firewall/ipset/{name}', store=IpsetStore()),
 )
+
+GUEST = GuestIpset(
+    'firewall_ipset', 'firewall ipset',
+    identity=guest_identity() + [set_name()],
+    fields=set_fields(),
+    where=Where(collection=GUEST_FIREWALL + '/ipset', item=GUEST_FIREWALL + '/ipset/{name}', store=IpsetStore(),
+                schema=('POST', '/nodes/{node}/qemu/{vmid}/firewall/ipset')),
+)
+
+FAMILY = ByScope('firewall_ipset', 'firewall ipset', dict(cluster=CLUSTER, vm=GUEST), default='cluster')
