@@ -221,7 +221,7 @@ class Refusing:
         self.dead = dead
         self.sent = []
 
-    def __call__(self, method, path, form, auth, repeatable=False):
+    def __call__(self, method, path, form, auth, **_options):
         headers = {}
         auth.apply(method, headers)
         self.sent.append((method, headers['Authorization']))
