@@ -245,7 +245,8 @@ WRITE_CHUNK = 45 * 1024
 # file-read reads up to 16 MiB per call; 4 MiB keeps each answer (base64 in JSON) small.
 READ_CHUNK = 4 * 1024 * 1024
 # exec-status polls: soon at first (most commands take well under a second), then every half second.
-FIRST_POLL, LONGEST_POLL = 0.02, 0.5
+FIRST_POLL = 0.02
+LONGEST_POLL = 0.5
 # Where PVE's answer means the agent cannot be used at all: the host is unreachable, not the task failed.
 UNREACHABLE = ('No QEMU guest agent configured', 'is not running', 'does not exist')
 
