@@ -22,8 +22,8 @@ options:
         warning. A vmid that is no guest is refused before any write (in check mode a warning, since an earlier task
         may create it; M(homeflare.proxmox.declare) writes the guests it declares first); PVE itself answers for any
         vmid.
-      - V(node), a node's host firewall (O(node)), V(group), a security group (O(group)), and V(vnet), an SDN vnet's
-        (O(vnet)), where the module takes them.
+      - V(node), a node's host firewall (O(node)), V(group), a security group (its C(group) option), and V(vnet), an
+        SDN vnet's (its C(vnet) option), where the module takes them.
     type: str
     default: cluster
   node:

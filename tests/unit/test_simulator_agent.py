@@ -107,7 +107,7 @@ def test_exec_refusals(sim):
 def test_file_write_truncates_and_file_read_reads_it_back_by_offset(sim):
     path = os.path.join(agent_root(sim.state, 700), "root", "data.bin")
     payload = bytes(range(256)) * 3
-    for _ in range(2):  # written twice: there once (guest-file-open "wb")
+    for _written in range(2):  # written twice: there once (guest-file-open "wb")
         form = {"file": path, "encode": 0, "content": base64.b64encode(payload).decode()}
         assert ok(sim, "POST", AGENT + "/file-write", form) is None
     with open(path, "rb") as handle:
