@@ -58,7 +58,10 @@ class Prefix(Text):
         self.version = version
 
     def declared(self, value):
-        text = super(Prefix, self).declared(value)
+        # the text as written: canonical() already drops host bits, which must be refused here
+        text = '' if value is None else str(value).strip()
+        if text:
+            self.check_text(text)
         network = ipaddress.ip_network(text, strict=False)
         if network.version != self.version:
             self.refuse(text, 'is not an IPv%d network' % self.version)
