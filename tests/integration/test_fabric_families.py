@@ -20,7 +20,7 @@ SETUP = [
 
 MATRIX = {
     'sdn_fabric': dict(
-        prefix='/cluster/sdn/fabrics/fabric/f1',
+        prefix='/cluster/sdn/fabrics/fabric',
         args={'id': 'f1', 'protocol': 'openfabric', 'ip_prefix': '10.0.0.0/24', 'hello_interval': 3},
         # the hello interval changed and a CSNP interval set by hand
         drift=[('PUT', '/cluster/sdn/fabrics/fabric/f1', {'protocol': 'openfabric', 'hello_interval': '10',
@@ -29,7 +29,7 @@ MATRIX = {
         absent={'id': 'f1', 'state': 'absent'},
     ),
     'sdn_fabric_node': dict(
-        prefix='/cluster/sdn/fabrics/node/under/node1',
+        prefix='/cluster/sdn/fabrics/node/under',
         args={'fabric': 'under', 'node': 'node1', 'ip': '10.254.0.1',
               'interfaces': ['name=ens19', {'name': 'ens20', 'hello_multiplier': 3}]},
         drift=[('PUT', '/cluster/sdn/fabrics/node/under/node1', {'protocol': 'openfabric', 'ip': '10.254.0.9',
