@@ -265,6 +265,9 @@ FORMATS = dict((fmt.name, fmt) for fmt in [
            'a letter, then letters and digits, at most 8 characters'),
     Format('pve-sdn-vnet-id', lambda text: len(text) <= 8 and _full(r'[a-z][a-z0-9]*[a-z0-9]', re.I)(text),
            'a letter, then letters and digits, at most 8 characters'),
+    # pve-network PVE/Network/SDN/Fabrics.pm's pve-sdn-fabric-id format.
+    Format('pve-sdn-fabric-id', _full(r'[a-zA-Z0-9][a-zA-Z0-9-]{0,6}[a-zA-Z0-9]?'),
+           "1 to 8 letters, digits and inner '-'"),
     # SubnetPlugin parse_sdn_subnet_id, as a task declares it: the network in CIDR form.
     Format('pve-sdn-subnet-id', _cidr(), 'network/bits, an IPv4 or IPv6 network with a mask of 8 bits or more'),
     # PVE::JSONSchema pve_verify_iface.

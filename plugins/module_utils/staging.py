@@ -153,13 +153,13 @@ class Applier(Task):
 # servers are written directly, not staged). Subnets are read per vnet, fabrics as one view.
 SDN_COLLECTIONS = (('zone', '/cluster/sdn/zones'), ('vnet', '/cluster/sdn/vnets'),
                    ('controller', '/cluster/sdn/controllers'))
-FABRIC_VIEW = (('fabric', 'fabrics', 'id'), ('fabric node', 'nodes', 'node_id'))
+FABRIC_VIEW = (('fabric', 'fabrics', ('id',)), ('fabric node', 'nodes', ('fabric_id', 'node_id')))
 
 
 class SdnApply(Applier):
     """``PUT /cluster/sdn``: regenerates every node's SDN network at once, so only when something is staged."""
 
-    applies = ('sdn_zone', 'sdn_vnet', 'sdn_subnet')
+    applies = ('sdn_fabric', 'sdn_fabric_node', 'sdn_zone', 'sdn_vnet', 'sdn_subnet')
 
     def describe(self, ident):
         return 'the SDN configuration'
@@ -177,9 +177,11 @@ class SdnApply(Applier):
             for row in client.get('/cluster/sdn/vnets/%s/subnets' % vnet, params=dict(pending=1), role='read') or []:
                 staged.append(self.entry('subnet', row.get('subnet'), row))
         fabrics = client.get('/cluster/sdn/fabrics/all', params=dict(pending=1), role='read') or {}
-        for kind, key, name in FABRIC_VIEW:
+        for kind, key, names in FABRIC_VIEW:
             for row in fabrics.get(key) or []:
-                staged.append(self.entry(kind, row.get(name), row))
+                # pending_config keeps a new object's keys under pending, its id among them
+                keys = dict(row.get('pending') or {}, **row)
+                staged.append(self.entry(kind, '/'.join(str(keys.get(name)) for name in names), row))
         return [entry for entry in staged if entry['state']]
 
     @staticmethod

@@ -16,6 +16,7 @@ from test_day0_apt_families import BAD_INPUT as DAY0_APT
 from test_day0_certificate_families import BAD_INPUT as DAY0_CERTIFICATES
 from test_day0_cluster import BAD_INPUT as DAY0_CLUSTER
 from test_day0_node_families import BAD_INPUT as DAY0_NODE
+from test_fabric_families import BAD_INPUT as FABRICS
 from test_firewall_families import BAD_INPUT as FIREWALL
 from test_firewall_guest_sets import BAD_INPUT as FIREWALL_GUEST
 from test_guest_cloudinit import BAD_INPUT as GUEST_CLOUDINIT
@@ -193,6 +194,7 @@ CORPUS = [
                                                 'create_missing': True}]}}, 'objects.pbs_api_token[0]: create_missing'),
 ]
 # Each family's own cases live beside its matrix; all of them run here, in the one playbook per path.
+CORPUS += FABRICS
 CORPUS += ACCESS_NOTIFY + CLUSTER + CONTENT + FIREWALL + HA + NETWORK + GUESTS + STORAGE_HW + PBS + PBS_ACCESS + PBS_NOTIFY + PBS_JOBS
 CORPUS += DAY0_APT + DAY0_NODE + DAY0_CERTIFICATES + DAY0_CLUSTER
 CORPUS += GUEST_CLOUDINIT + GUEST_HARDWARE + GUEST_POOLS + GUEST_RESTORE + HARDWARE_MAPPING + SNAPSHOT

@@ -13,6 +13,7 @@ from conftest import EXECUTION_PATHS, REPO
 from test_access_notify_families import SETUP as ACCESS_NOTIFY_SETUP
 from test_cluster_families import SETUP as CLUSTER_SETUP
 from test_declare_families import GUESTS, MATRIX as DECLARE_MATRIX, MODULES as DECLARE_MODULES, TOKEN_MADE_BEFORE
+from test_fabric_families import MATRIX as FABRIC, SETUP as FABRIC_SETUP
 from test_snapshot_family import SETUP as SNAPSHOT_SETUP
 from test_firewall_families import SETUP as FIREWALL_SETUP
 from test_firewall_guest_sets import OBJECTS as GUEST_FIREWALL, SETUP as GUEST_FIREWALL_SETUP
@@ -37,13 +38,13 @@ def populated(sim, playbook):
     """Every PVE family's matrix object, declared in one task (root's password: the OSD needs it), plus a CIFS
     storage made through the API. Returns the declared objects."""
     api(sim, FOUNDATION_SETUP + ACCESS_NOTIFY_SETUP + CLUSTER_SETUP + FIREWALL_SETUP + NETWORK_SETUP +
-        SNAPSHOT_SETUP + [TOKEN_MADE_BEFORE, CIFS])
+        FABRIC_SETUP + SNAPSHOT_SETUP + [TOKEN_MADE_BEFORE, CIFS])
     with sim.state.lock:
         sim.state.guests.update(GUESTS)
     seed_guests(sim)
     seed_storage_hw(sim)
     objects = dict((module, [without_create_missing(DECLARE_MATRIX[module]['args'])]) for module in DECLARE_MODULES)
-    for group in (FOUNDATION, NETWORK, STORAGE_HW):
+    for group in (FOUNDATION, NETWORK, FABRIC, STORAGE_HW):
         objects.update((module, [entry['args']]) for module, entry in group.items())
     objects.update(network_apply=[{'node': 'node1'}], sdn_apply=[{}])
     run = playbook([{'name': 'Populate', 'homeflare.proxmox.declare': as_root(sim, {'objects': objects})}])
@@ -132,7 +133,8 @@ def test_drift_after_the_export_is_named_field_by_field(sim, playbook):
     assert run.rc == 0, run
     objects = run.result(0)['objects']
     drifts = {'pool': FOUNDATION['pool'], 'storage': FOUNDATION['storage'], 'sdn_zone': NETWORK['sdn_zone'],
-              'ha_rule': DECLARE_MATRIX['ha_rule'], 'notification_matcher': DECLARE_MATRIX['notification_matcher']}
+              'sdn_fabric_node': FABRIC['sdn_fabric_node'], 'ha_rule': DECLARE_MATRIX['ha_rule'],
+              'notification_matcher': DECLARE_MATRIX['notification_matcher']}
     for entry in drifts.values():
         api(sim, entry['drift'])
     sim.clear_log()

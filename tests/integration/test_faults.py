@@ -44,6 +44,7 @@ from test_day0_certificate_families import (
     CF_TOKEN, DATA_WIRE, MATRIX as DAY0_CERTIFICATES, ROOT_ONLY as ACME_ROOT_ONLY, SETUP as DAY0_CERTIFICATES_SETUP,
     call)
 from test_day0_node_families import MATRIX as DAY0_NODE, SETUP as DAY0_NODE_SETUP
+from test_fabric_families import MATRIX as FABRIC, SETUP as FABRIC_SETUP
 from test_firewall_families import MATRIX as FIREWALL, SETUP as FIREWALL_SETUP
 from test_guest_families import LXC, MATRIX as GUEST
 from test_ha_families import GUESTS as HA_GUESTS, MATRIX as HA
@@ -88,7 +89,7 @@ FIREWALL_GUEST = {'firewall_ipset_vm': dict(
 
 # Every family: the foundation's (test_matrix) and each family group's own matrix objects.
 FAMILIES = dict(FOUNDATION)
-for group in (ACCESS_NOTIFY, CLUSTER, FIREWALL, FIREWALL_GUEST, HA, NETWORK, GUEST, STORAGE_HW, DAY0_APT,
+for group in (ACCESS_NOTIFY, CLUSTER, FIREWALL, FIREWALL_GUEST, HA, NETWORK, FABRIC, GUEST, STORAGE_HW, DAY0_APT,
               DAY0_REPOSITORY, DAY0_CERTIFICATES, DAY0_PLUGIN, DAY0_NODE, DAY0_NODE_CONFIG, DAY0_CLUSTER, CONTENT,
               MAPPING, SNAPSHOT):
     FAMILIES.update(group)
@@ -141,7 +142,7 @@ PBS_SETUP = [
     ('POST', '/config/verify', {'id': 'other-verify', 'store': 'offsite'}),
     ('POST', '/config/prune', {'id': 'other-prune', 'store': 'offsite', 'schedule': 'weekly', 'keep-last': '1'}),
 ]
-SETUP = (FOUNDATION_SETUP + ACCESS_NOTIFY_SETUP + CLUSTER_SETUP + FIREWALL_SETUP + NETWORK_SETUP
+SETUP = (FOUNDATION_SETUP + ACCESS_NOTIFY_SETUP + CLUSTER_SETUP + FIREWALL_SETUP + NETWORK_SETUP + FABRIC_SETUP
          + DAY0_CERTIFICATES_SETUP + DAY0_NODE_SETUP + CONTENT_SETUP + SNAPSHOT_SETUP
          # another mapping in the directory mappings' file, for another writer to edit (the digest row)
          + [('POST', '/cluster/mapping/dir', {'id': 'other', 'map': ['node=node1,path=/srv/other']})])
@@ -185,6 +186,9 @@ READ = {
     'sdn_subnet': r'^/cluster/sdn/vnets/app/subnets/base-10\.20\.0\.0-24$',
     'sdn_vnet': r'^/cluster/sdn/vnets/web$',
     'sdn_zone': r'^/cluster/sdn/zones/lab$',
+    'sdn_fabric': r'^/cluster/sdn/fabrics/fabric/f1$',
+    # the node's own read (its task lists the staged fabrics first, for its fabric)
+    'sdn_fabric_node': r'^/cluster/sdn/fabrics/node/under/node1$',
     'storage': r'^/storage/backup1$',
     'user': r'^/access/users/alice@pve$',
     'zfs_pool': r'^/nodes/node2/disks/zfs/tank$',
@@ -272,6 +276,9 @@ IGNORED.update({
     'sdn_zone': ('mtu', 'mtu', FAMILIES['sdn_zone']['args']),
     'sdn_vnet': ('alias', 'alias', FAMILIES['sdn_vnet']['args']),
     'sdn_subnet': ('gateway', 'gateway', FAMILIES['sdn_subnet']['args']),
+    # a fabric or its node has no comment: PVE's default interval instead, or a node without its interfaces
+    'sdn_fabric': ('hello_interval', 'hello_interval', FAMILIES['sdn_fabric']['args']),
+    'sdn_fabric_node': ('interfaces', 'interfaces', FAMILIES['sdn_fabric_node']['args']),
     'lxc': ('cores', 'cores', FAMILIES['lxc']['args']),
     'vm': ('cores', 'cores', FAMILIES['vm']['args']),
     # PVE's default instead (warn): the pool settles for settle_timeout, then fails naming it
@@ -347,6 +354,11 @@ OTHER_WRITER_CREATES = {
     'sdn_subnet': ('POST', '/cluster/sdn/vnets/app/subnets', {
         'subnet': '10.20.0.0/24', 'type': 'subnet', 'gateway': '10.20.0.1', 'snat': '1',
         'dhcp-range': 'start-address=10.20.0.100,end-address=10.20.0.199'}),
+    'sdn_fabric': ('POST', '/cluster/sdn/fabrics/fabric', {'id': 'f1', 'protocol': 'openfabric',
+                                                           'ip_prefix': '10.0.0.0/24', 'hello_interval': '3'}),
+    'sdn_fabric_node': ('POST', '/cluster/sdn/fabrics/node/under', {
+        'node_id': 'node1', 'protocol': 'openfabric', 'ip': '10.254.0.1',
+        'interfaces': ['name=ens19', 'name=ens20,hello_multiplier=3']}),
     # on the backup server
     'pbs_datastore': ('POST', '/config/datastore', {
         'name': 'store1', 'path': '/mnt/datastore/store1', 'comment': 'Cluster backups', 'gc-schedule': 'daily',
@@ -398,8 +410,9 @@ NOT_APPLICABLE.update({
                                            'ignores") or by the create refusal (row "created underneath")'
     for family in MODULES if family not in ('storage', 'firewall_alias', 'firewall_options', 'notification_endpoint',
                                             'notification_matcher', 'realm', 'replication_job', 'sdn_zone',
-                                            'sdn_vnet', 'sdn_subnet', 'lxc', 'vm', 'apt_repository', 'acme_plugin',
-                                            'node_hosts', 'node_config', 'hardware_mapping')
+                                            'sdn_vnet', 'sdn_subnet', 'sdn_fabric', 'sdn_fabric_node', 'lxc', 'vm',
+                                            'apt_repository', 'acme_plugin', 'node_hosts', 'node_config',
+                                            'hardware_mapping')
     and family not in PBS_FAMILIES
 })
 GRANTS = ('acl', 'pbs_acl')
@@ -888,6 +901,12 @@ DIGEST_EDITS = {
     'sdn_vnet': (r'^/cluster/sdn/vnets/web$', '/cluster/sdn/vnets/app', [{'alias': 'edit {n}'}] * 2),
     'sdn_subnet': (r'^/cluster/sdn/vnets/app/subnets/base-10\.20\.0\.0-24$',
                    '/cluster/sdn/vnets/app/subnets/base-10.30.0.0-24', [{'dnszoneprefix': 'edit{n}'}] * 2),
+    # fabrics.cfg holds every fabric and node under one digest: the other fabric (test_fabric_families.SETUP),
+    # one interval each (every PUT names the fabric's protocol)
+    'sdn_fabric': (r'^/cluster/sdn/fabrics/fabric/f1$', '/cluster/sdn/fabrics/fabric/under',
+                   [{'protocol': 'openfabric', 'hello_interval': ('10', '20')}]),
+    'sdn_fabric_node': (r'^/cluster/sdn/fabrics/node/under/node1$', '/cluster/sdn/fabrics/fabric/under',
+                        [{'protocol': 'openfabric', 'csnp_interval': ('10', '20')}]),
     # an undeclared key of the same guest's config file
     'lxc': (r'^/nodes/node1/lxc/201/config$', '/nodes/node1/lxc/201/config', [{'description': 'edit {n}'}] * 2),
     'vm': (r'^/nodes/node1/qemu/202/config$', '/nodes/node1/qemu/202/config', [{'description': 'edit {n}'}] * 2),

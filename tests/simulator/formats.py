@@ -324,6 +324,9 @@ FORMATS = {
     "pve-sdn-zone-id": _sdn_id("zone"),
     "pve-sdn-vnet-id": _sdn_id("vnet"),
     "pve-sdn-subnet-id": verify_sdn_subnet_id,
+    # pve-network PVE/Network/SDN/Fabrics.pm's pve-sdn-fabric-id
+    "pve-sdn-fabric-id": _regex(r"^[a-zA-Z0-9][a-zA-Z0-9-]{0,6}[a-zA-Z0-9]?$",
+                                "Fabric ID '{value}' contains illegal characters"),
     "pve-vlan-id-or-range": verify_vlan_id_or_range,
     "pve-bridge-id": _regex(r"^[-_.\w\d]+$", "invalid bridge ID '{value}'"),
     "pve-tag": _regex(r"^(?i:[a-z0-9_][a-z0-9_\-\+\.]*)$", "invalid characters in tag"),

@@ -314,6 +314,11 @@ def check_prop(value, schema, path, errors):
     if value is None:
         if schema.get("type") == "null":
             return
+        # JSONSchema.pm check_object: a oneOf by type-property is as optional as its instance's variant (the
+        # handler checks the variant itself; here: optional when every variant is)
+        variants = schema.get("oneOf") if schema.get("type-property") else None
+        if variants and all(variant.get("optional") for variant in variants):
+            return
         if not schema.get("optional") and not schema.get("alias") and not schema.get("group"):
             add_error(errors, path, "property is missing and it is not optional")
         return

@@ -17,9 +17,10 @@ options() and their vnet_update_hook / on_update_hook / on_delete_hook), ``VnetP
 * Where PVE dies without a newline, Perl appends the source line: those lines are pve-network's at
   commit ecf98c5 (2026-03-31; they move between releases).
 * Not simulated: controllers, DNS servers and other IPAMs (only the built-in ``pve`` exists, so
-  an evpn zone never finds its controller), the IPAM database (gateways and allocations), fabrics,
+  an evpn zone never finds its controller), the IPAM database (gateways and allocations),
   the global lock of ``/cluster/sdn/lock`` (``lock-token`` is accepted and ignored) and the node
-  network reload the apply starts on every node.
+  network reload the apply starts on every node. Fabrics are sdn_fabrics.py's (their tables live in
+  ``state.sdn`` so the apply commits them too).
 """
 
 import copy
@@ -40,7 +41,9 @@ from .base import route
 # and booleans as int, nodes/exitnodes a sorted list, dhcp-range a list of strings, subnet ids
 # "<zone>-<network>-<mask>"), and the applied .running-config (a copy of the three tables at the last apply),
 # None until the first apply.
-register_slice("sdn", lambda: {"zones": OrderedDict(), "vnets": OrderedDict(), "subnets": OrderedDict()})
+# The fabrics' tables (fabrics, fabric_nodes) are sdn_fabrics.py's: the apply commits them with the rest.
+register_slice("sdn", lambda: {"zones": OrderedDict(), "vnets": OrderedDict(), "subnets": OrderedDict(),
+                               "fabrics": OrderedDict(), "fabric_nodes": OrderedDict()})
 register_slice("sdn_running", lambda: None)
 # Fault knob: the exit status of the next SDN apply's reloadnetworkall task, then None again.
 register_slice("sdn_apply_failure", lambda: None, snapshot=False)
@@ -297,12 +300,6 @@ def apply(ctx, p):
 def controller_index(ctx, p):
     """API2/Network/SDN/Controllers.pm index. Controllers are not simulated: every view is empty."""
     return []
-
-
-@route("GET", "/cluster/sdn/fabrics/all")
-def fabric_index(ctx, p):
-    """API2/Network/SDN/Fabrics.pm list_all. Fabrics are not simulated: every view is empty."""
-    return {"fabrics": [], "nodes": []}
 
 
 # -- zones -------------------------------------------------------------------------------------
