@@ -101,6 +101,17 @@ CORPUS = [
     ('acl', grant(ugid=''), 'ugid'),
     ('acl', grant(roles=['PVEAuditor']), 'roles'),
     ('acl', grant(roleid='PVE Auditor'), 'roleid'),
+    # PVE's check_path (AccessControl.pm), before any request
+    ('acl', grant(path='/vms/notanumber'), 'path'),
+    ('acl', grant(path='/vms/99'), 'path'),
+    ('acl', grant(path='/vms/100/a/b'), 'path'),
+    ('acl', grant(path='/users'), 'path'),
+    ('acl', grant(path='/pool/a/b/c/d'), 'path'),
+    ('acl', grant(path='/storage/local/images'), 'path'),
+    ('acl', grant(path='/sdn/vnets/v1'), 'path'),
+    ('acl', grant(path='/sdn/zones/z1/v1/0'), 'path'),
+    ('acl', grant(path='/nodes/pve1/qemu'), 'path'),
+    ('acl', grant(path='/vms/1 00', state='absent'), 'path'),
     # storage
     ('storage', {'storage': 's1', 'path': '/srv'}, 'type'),
     ('storage', directory(type='floppy'), 'type'),
