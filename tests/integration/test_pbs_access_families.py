@@ -75,6 +75,7 @@ BAD_INPUT = [
     ('pbs_user', user(expire=-1), 'expire'),
     ('pbs_user', user(password='short'), 'password'),
     ('pbs_user', user(userid='backup@pam', password='LongEnough-1'), 'password'),
+    ('pbs_user', user(update_password='always'), 'update_password'),
     ('pbs_user', user(groups=['ops']), 'groups'),
     # pbs_api_token
     ('pbs_api_token', token(token_name='ci@pbs!deploy'), 'token_name'),

@@ -33,9 +33,16 @@ from .pve.handlers.node_settings import DOMAIN as FRESH_DOMAIN
 from .pve.state import ClusterState
 
 TOKEN_USER = "root@pam"
+
 TOKEN_NAME = "sim"
 # A fresh node's address (TEST-NET-1, never contacted: the simulator resolves a join's hostname itself).
 FRESH_IPS = "192.0.2.{}"
+
+
+def is_dry_run(entry):
+    """A realm sync with dry-run=1 (Domains.pm): a task that writes nothing."""
+    return (entry["method"] == "POST" and re.match(r"^/access/domains/[^/]+/sync$", str(entry["path"]))
+            and str((entry.get("form") or {}).get("dry-run")) in ("1", "true", "yes", "on"))
 
 
 class _Match:
@@ -281,7 +288,8 @@ class Simulator:
 
     def writes(self):
         return [e for e in self.log if e["method"] in ("POST", "PUT", "DELETE")
-                and not (e["method"] == "POST" and e["path"] == "/access/ticket")]
+                and not (e["method"] == "POST" and e["path"] == "/access/ticket")
+                and not is_dry_run(e)]
 
     # -- faults -------------------------------------------------------------------
     def _server_members(self, server):
@@ -424,6 +432,11 @@ class Simulator:
         token_id, secret = token or (self.token_id, self.token_secret)
         auth = f"PVEAPIToken={token_id}={secret}"
         return self._http(address, method, path, form, auth, timeout)
+
+    def login(self, username, password, member=0, timeout=10.0):
+        """POST /access/ticket as a client logs in; returns (status, parsed JSON or text)."""
+        return self._http(self._members[member].address, "POST", "/access/ticket",
+                          {"username": username, "password": password}, None, timeout)
 
     def _http(self, address, method, path, form, auth, timeout, headers=None):
         method = method.upper()
