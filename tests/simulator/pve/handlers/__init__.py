@@ -22,3 +22,4 @@ from . import mapping  # noqa: F401,E402
 from . import snapshots  # noqa: F401,E402
 from . import vzdump  # noqa: F401,E402
 from . import agent  # noqa: F401,E402
+from . import realm_sync  # noqa: F401,E402
