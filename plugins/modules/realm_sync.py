@@ -28,7 +28,10 @@ description:
     C(pam) or C(pve) realm is refused before the sync is asked, as is a realm PVE does not have.
   - Options left out are the realm's stored sync defaults (C(sync-defaults-options)), else PVE's defaults; PVE
     refuses a sync with no O(scope) in either.
-  - In M(homeflare.proxmox.declare) a realm sync runs like an apply, after the realms are written.
+  - In M(homeflare.proxmox.declare) a realm sync runs like an apply, after the realms are written, so a realm
+    created in the same task is synced after it. There it syncs only when the dry run names a user or group to add
+    or remove (or the realm is new), so a re-run of the declare stays a no-op; re-applying changed attributes alone
+    needs this module's own task.
   - The sync needs C(Realm.AllocateUser) on C(/access/realm/<realm>) and C(User.Modify) on C(/access/groups) (the
     provision credential, which also reads the dry run's task log and the users and groups).
 author:

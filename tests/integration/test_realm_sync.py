@@ -122,3 +122,21 @@ def test_the_realm_stores_the_sync_defaults_the_sync_takes(sim, playbook):
     assert result['users']['add'] == ['alice@corp'] and result['users']['remove'] == ['dave@corp']
     assert result['groups'] == {'add': [], 'change': [], 'remove': [], 'resync': []}
     assert users_of(sim)['alice@corp']['enable'] == 0
+
+
+def test_declare_syncs_a_realm_it_creates_in_the_same_task(sim, playbook):
+    seed_directory(sim.state, 'corp', users=DIRECTORY_USERS, groups=DIRECTORY_GROUPS)
+    realm = dict(LDAP, sync_defaults_options='scope=both')
+    objects = {'realm': [realm], 'realm_sync': [{'realm': 'corp'}]}
+    task = {'name': 'declare', 'homeflare.proxmox.declare': {'objects': objects}}
+    check = playbook([task], check=True)
+    assert check.rc == 0, check
+    assert check.result()['summary']['create'] == 1 and check.result()['summary']['sync'] == 1, check.result()
+    assert sim.writes() == []
+    run = playbook([task])
+    assert run.rc == 0, run
+    assert sorted(users_of(sim)) == ['alice@corp', 'bob@corp']
+    assert groups_of(sim) == {'dev-corp': ['bob@corp'], 'ops-corp': ['alice@corp', 'bob@corp']}
+    sim.clear_log()
+    again = playbook([task], check=True)
+    assert again.rc == 0 and again.result()['changed'] is False, again.result()

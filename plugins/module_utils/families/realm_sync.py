@@ -160,19 +160,19 @@ class RealmSync(Task):
 
     def plan(self, declaration, raw, batch=()):
         if raw.get('missing'):
+            # a realm a declare creates first is synced after it; a module run refuses in preflight
             realm = declaration.ident['realm']
             coming = [item for item in batch if item.module == 'realm' and item.action == 'create'
                       and item.declaration.ident.get('realm') == realm]
-            if not coming:
-                raise MissingReference("%s: PVE has no realm '%s' (declare it with homeflare.proxmox.realm first). "
-                                       "Nothing was written." % (self.describe(declaration.ident), realm))
-            return Plan('found', 'sync', ['%s (create): synced after it' % coming[0].name])
+            name = coming[0].name if coming else "realm '%s'" % realm
+            return Plan('absent', 'sync', ['%s (create): synced after it' % name])
         report = raw['report']
         changed = differences(report)
         if changed:
             return Plan('found', 'sync', changed)
-        # only re-applies: the directory's attributes may still differ, which only a real sync shows
-        if any(report[kind]['resync'] or report[kind]['acl_purged'] for kind in KINDS):
+        # only re-applies: the directory's attributes may still differ, which only a real sync shows. A declare
+        # (it plans with its batch) syncs on a difference only, so its re-run stays a no-op.
+        if not batch and any(report[kind]['resync'] or report[kind]['acl_purged'] for kind in KINDS):
             return Plan('found', 'resync', [])
         return Plan('found', 'none', [])
 
@@ -187,8 +187,21 @@ class RealmSync(Task):
         return dict((kind, dict((key, sorted(report[kind][key])) for key in ('add', 'change', 'remove', 'resync')))
                     for kind in KINDS)
 
+    def missing(self, declaration):
+        return MissingReference("%s: PVE has no realm '%s' (declare it with homeflare.proxmox.realm first). Nothing "
+                                "was written." % (self.describe(declaration.ident), declaration.ident['realm']))
+
     def preflight(self, client, declaration, raw, the_plan, result, check_mode):
-        """Nothing beyond the read's refusals: PVE's dry run already judged the options."""
+        """A missing realm is refused here (a declare that creates it plans the sync after it); the options were
+        judged by PVE's dry run."""
+        if raw.get('missing'):
+            raise self.missing(declaration)
+
+    def advise(self, declaration, raw):
+        if raw.get('missing'):
+            return ["%s: PVE has no realm '%s' yet; a real run refuses the sync unless this task creates it"
+                    % (self.describe(declaration.ident), declaration.ident['realm'])]
+        return []
 
     def act(self, client, declaration, raw, the_plan, result):
         before = self.user_cfg(client, declaration)
@@ -235,8 +248,11 @@ class RealmSync(Task):
                     part for part in re.split(r'[,;\s]+', str(row.get('users') or '')) if part))
         return dict(users=users, groups=groups)
 
+    def object_view(self, declaration, raw):
+        return {'realm': declaration.ident['realm']}
+
     def finish(self, client, declaration, raw, the_plan, result):
-        result['object'] = {'realm': declaration.ident['realm']}
+        result['object'] = self.object_view(declaration, raw)
         return result
 
     def diff(self, declaration, raw, the_plan):
