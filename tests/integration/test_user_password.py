@@ -7,6 +7,7 @@ write."""
 import pytest
 
 from conftest import EXECUTION_PATHS, connection
+from test_pbs_families import pbs_connection
 
 FIRST = 'FirstPassw0rd-91c'
 SECOND = 'SecondPassw0rd-4b7'
@@ -104,3 +105,41 @@ def test_always_with_an_api_token_is_refused_before_any_write(sim, playbook, pat
         assert 'api_user and api_password' in result['msg'] and SECOND not in result['msg']
         assert sim.writes() == []
     assert logs_in(sim, FIRST)
+
+
+def pbs_task(sim, args, login=False):
+    options = pbs_connection(sim)
+    if login:
+        options = dict((key, value) for key, value in options.items() if not key.startswith('api_token'))
+        options.update(api_user='root@pam', api_password=sim.root_password)
+    return {'name': 'pbs_user', 'homeflare.proxmox.pbs_user': dict(args, **options)}
+
+
+@pytest.mark.parametrize('path', sorted(EXECUTION_PATHS))
+def test_a_pbs_user_created_with_a_password_logs_in_and_always_sets_it_again(sim, playbook, path):
+    userid = 'backup@pbs'
+    declared = {'userid': userid, 'password': FIRST, 'comment': 'Backups'}
+
+    def one(args, login=False, check=False):
+        sim.clear_log()
+        run = playbook([pbs_task(sim, args, login)], check=check, diff=True, verbosity=3, defaults={},
+                       env=EXECUTION_PATHS[path])
+        assert run.rc == 0, run
+        for secret in (FIRST, SECOND):
+            assert secret not in run.output and secret not in repr(run.result())
+        return run.result()
+
+    def pbs_logs_in(password):
+        return sim.pbs_login(userid, password)[0] == 200
+
+    assert one(declared)['changed'] is True and pbs_logs_in(FIRST)
+    result = one(dict(declared, password=SECOND))
+    assert result['changed'] is False and sim.writes() == [] and pbs_logs_in(FIRST)
+    always = dict(declared, password=SECOND, update_password='always')
+    result = one(always, login=True, check=True)
+    assert result['changed'] is True and result['plan']['changed'] == ['password'] and sim.writes() == []
+    for _ in range(2):
+        result = one(always, login=True)
+        assert result['changed'] is True and result['plan']['changed'] == ['password']
+        assert [(entry['method'], entry['path']) for entry in sim.writes()] == [('PUT', '/access/password')]
+        assert pbs_logs_in(SECOND) and not pbs_logs_in(FIRST)

@@ -162,6 +162,7 @@ class Simulator:
         self._bao_member = Member(self, 0, "bao", self.bao)
         self.pbs = PbsApi(self)
         self.pbs_token_secret = self.pbs.state.add_token(PBS_TOKEN_USER, PBS_TOKEN_NAME)
+        self.pbs.state.passwords[PBS_TOKEN_USER] = self.root_password  # root@pam logs in on PBS too
         self._pbs_members = [Member(self, i, self.pbs.state.node, self.pbs) for i in range(self.pbs_member_count)]
         try:
             for member in self._members + [self._bao_member] + self._pbs_members:
@@ -432,6 +433,11 @@ class Simulator:
         token_id, secret = token or (self.token_id, self.token_secret)
         auth = f"PVEAPIToken={token_id}={secret}"
         return self._http(address, method, path, form, auth, timeout)
+
+    def pbs_login(self, username, password, member=0, timeout=10.0):
+        """POST /access/ticket on the PBS server; returns (status, parsed JSON or text)."""
+        return self._http(self._pbs_members[member].address, "POST", "/access/ticket",
+                          {"username": username, "password": password}, None, timeout)[:2]
 
     def login(self, username, password, member=0, timeout=10.0):
         """POST /access/ticket as a client logs in; returns (status, parsed JSON or text)."""
