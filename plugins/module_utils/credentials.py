@@ -196,6 +196,11 @@ class PasswordTicket:
         self._password = password
         self._auth = None
 
+    @property
+    def password(self):
+        """The login's own password: what PVE and PBS ask of anybody but root@pam to change a password."""
+        return self._password
+
     def auth_for(self, role, client):
         if self._auth is None:
             try:

@@ -309,7 +309,7 @@ class Declare:
     def result(self, entries):
         drifted = [entry for entry in entries if entry.action not in (None, 'none')]
         counts = dict(judged=len([entry for entry in entries if entry.plan is not None]), matched=0, create=0,
-                      update=0, delete=0, apply=0, revert=0, power=0, prune=0, rollback=0, backup=0,
+                      update=0, delete=0, apply=0, revert=0, power=0, prune=0, rollback=0, backup=0, sync=0, resync=0,
                       failed=len([entry for entry in entries if entry.error is not None]))
         for entry in entries:
             if entry.plan is not None:

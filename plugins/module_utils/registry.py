@@ -33,7 +33,7 @@ __metaclass__ = type
 _BOUND_BEFORE = frozenset(globals())
 from ansible_collections.homeflare.proxmox.plugins.module_utils.families import (  # noqa: E402,F401  pylint: disable=unused-import
     apt_repository, subscription, node_dns, node_time, node_hosts, cluster, acme_account, acme_plugin, node_config,
-    certificate, acme_certificate, realm, role, group, pool, user, api_token, zfs_pool, ceph_mon, ceph_mgr,
+    certificate, acme_certificate, realm, realm_sync, role, group, pool, user, api_token, zfs_pool, ceph_mon, ceph_mgr,
     ceph_osd, ceph_pool, ceph_mds, ceph_fs, ceph_flag, storage, storage_content, hardware_mapping, acl,
     cluster_options, metric_server, notification_endpoint, notification_matcher, lxc, vm, snapshot, backup, backup_job,
     replication_job, ha_resource, ha_rule, firewall_alias, firewall_ipset, firewall_rules, firewall_options,

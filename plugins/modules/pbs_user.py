@@ -17,8 +17,9 @@ description:
   - Options left undeclared are not managed (neither sent nor compared); a declared option is compared and written
     alone. O(comment), O(firstname), O(lastname) or O(email) declared empty (V('')) is removed (C(delete=)). Writes
     carry the digest of C(user.cfg).
-  - O(password) is sent with the create only, for a user of the C(pbs) realm; it is never read, compared or returned,
-    so a changed password is not drift (PBS changes passwords through C(PUT /access/password)).
+  - O(password) is for a user of the C(pbs) realm; it is never read, compared or returned, so a changed password is
+    not drift. O(update_password=on_create) sends it with the create only; O(update_password=always) sets it on every
+    real run (C(PUT /access/password)) and reports a change, and check mode says it would.
   - A missing user is PBS's own answer (C(no such user)) confirmed by the user list; any other failed read fails
     the task.
   - Removing a user also removes its API tokens and every ACL entry of the user and of its tokens (PBS does this).
@@ -56,11 +57,22 @@ options:
     type: str
   password:
     description:
-      - The password, 8 to 64 characters, sent only when the user is created. Never read, compared, returned or shown.
+      - The password, 8 to 64 characters, sent when the user is created (and on every run with
+        O(update_password=always)). Never read, compared, returned or shown.
       - Only for the C(pbs) realm. PBS refuses a C(pam) user's password to anybody but C(root@pam) logged in (and only
         after it saved the user), and a directory realm keeps its own; such a declaration is refused before any
         request.
     type: str
+  update_password:
+    description:
+      - V(on_create) sends O(password) with the create only; a found user's password is left alone.
+      - V(always) sets O(password) on every real run of a found user and reports changed. PBS keeps
+        C(PUT /access/password) from API tokens and asks anybody but C(root@pam) for their own password, so this
+        needs O(api_user) and O(api_password) (sent as the C(confirmation-password)); with an API token the task is
+        refused, in check mode too.
+    type: str
+    choices: [on_create, always]
+    default: on_create
 seealso:
   - module: homeflare.proxmox.pbs_api_token
   - module: homeflare.proxmox.pbs_acl

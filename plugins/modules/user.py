@@ -15,7 +15,10 @@ description:
   - Creates, repairs or removes one user (C(/access/users/{userid})).
   - Every option but O(userid) has a default, so an undeclared field is compared against it and repaired
     (an e-mail added by hand is drift). O(groups) is the complete set of groups.
-  - Passwords and two-factor keys are not managed here; the user's API tokens are reported, not managed.
+  - O(password) is a secret, sent but never read, compared, shown or returned. With O(update_password=on_create) it is
+    set when the user is created only; with O(update_password=always) every real run sets it again
+    (C(PUT /access/password)) and reports a change (C(password) in C(plan.changed)), and check mode says it would.
+  - Two-factor keys are not managed here; the user's API tokens are reported, not managed.
   - Removing a user also removes its tokens and ACL grants; PVE refuses to remove C(root@pam).
 author:
   - homeflare.proxmox contributors (@homeflare)
@@ -58,6 +61,23 @@ options:
     type: list
     elements: str
     default: []
+  password:
+    description:
+      - The user's login password, 8 to 64 characters, for users of the V(pve) realm only (PVE keeps no other
+        realm's; a V(pam) password is the node's own, a directory keeps its own); refused for any other realm
+        before any request.
+      - Never compared (no read gives it back), so a password changed by hand is not drift; see O(update_password).
+    type: str
+  update_password:
+    description:
+      - V(on_create) sends O(password) with the create only; a found user's password is left alone.
+      - V(always) sets O(password) on every real run of a found user and reports changed. PVE lets no API token
+        change a password (C(PUT /access/password) has C(allowtoken => 0)) and asks anybody but C(root@pam) for
+        their own password, so this needs O(api_user) and O(api_password) (the login's password is sent as the
+        C(confirmation-password)); with an API token the task is refused, in check mode too.
+    type: str
+    choices: [on_create, always]
+    default: on_create
 seealso:
   - module: homeflare.proxmox.group
   - module: homeflare.proxmox.acl
@@ -69,6 +89,19 @@ EXAMPLES = r'''
     userid: alice@pve
     email: alice@example.org
     groups: [operators]
+
+- name: A local account whose password is set when it is created, and left alone afterwards
+  homeflare.proxmox.user:
+    userid: backup-admin@pve
+    password: "{{ vault_backup_admin_password }}"
+
+- name: Reset the password on every run (needs a password login)
+  homeflare.proxmox.user:
+    userid: backup-admin@pve
+    password: "{{ vault_backup_admin_password }}"
+    update_password: always
+    api_user: root@pam
+    api_password: "{{ vault_root_password }}"
 '''
 
 RETURN = r'''

@@ -60,7 +60,8 @@ def test_fail_on_drift_gates_a_check_run(sim, playbook, path):
                              "pool 'new' (create)")
     assert result['error'] == 'DriftFound'
     assert result['summary'] == {'judged': 3, 'matched': 1, 'create': 1, 'update': 1, 'delete': 0, 'apply': 0,
-                                 'revert': 0, 'power': 0, 'prune': 0, 'rollback': 0, 'backup': 0, 'failed': 0}
+                                 'revert': 0, 'power': 0, 'prune': 0, 'rollback': 0, 'backup': 0, 'sync': 0,
+                                 'resync': 0, 'failed': 0}
     assert [entry['name'] for entry in result['results']] == ["group 'ops'", "pool 'lab'", "pool 'new'"]
     assert [entry['before_header'] for entry in result['diff']] == ["pool 'lab'", "pool 'new'"]
     assert 'edited in the UI' in run.output  # the --diff of the failed task is still shown
@@ -164,7 +165,7 @@ def test_a_large_verify_reads_each_family_once(sim, playbook):
     assert run.rc == 0, run
     assert run.result()['summary'] == {'judged': 300, 'matched': 300, 'create': 0, 'update': 0, 'delete': 0,
                                        'apply': 0, 'revert': 0, 'power': 0, 'prune': 0, 'rollback': 0, 'backup': 0,
-                                       'failed': 0}
+                                       'sync': 0, 'resync': 0, 'failed': 0}
     assert sorted(entry['path'] for entry in sim.log) == ['/access/acl', '/access/groups', '/access/roles',
                                                           '/access/users', '/pools']
 

@@ -75,6 +75,7 @@ BAD_INPUT = [
     ('pbs_user', user(expire=-1), 'expire'),
     ('pbs_user', user(password='short'), 'password'),
     ('pbs_user', user(userid='backup@pam', password='LongEnough-1'), 'password'),
+    ('pbs_user', user(update_password='always'), 'update_password'),
     ('pbs_user', user(groups=['ops']), 'groups'),
     # pbs_api_token
     ('pbs_api_token', token(token_name='ci@pbs!deploy'), 'token_name'),
@@ -91,7 +92,13 @@ BAD_INPUT = [
     ('pbs_acl', entry(auth_id='ci@pbs!'), 'auth_id'),
     ('pbs_acl', entry(path='/datastore/store 1'), 'path'),
     ('pbs_acl', entry(path='/storage/local'), 'path'),
-    ('pbs_acl', entry(path='/remote/a/b/c'), 'path'),
+    # PBS's check_acl_path (a remote's grant reaches its namespaces in PBS 4: 3 + 7 components at most)
+    ('pbs_acl', entry(path='/remote/r/s/1/2/3/4/5/6/7/8'), 'path'),
+    ('pbs_acl', entry(path='/datastore/s/1/2/3/4/5/6/7/8'), 'path'),
+    ('pbs_acl', entry(path='/vms/100'), 'path'),
+    ('pbs_acl', entry(path='/access/users/ci@pbs'), 'path'),
+    ('pbs_acl', entry(path='/system/network/interfaces/eth0/x'), 'path'),
+    ('pbs_acl', entry(path='/tape/changer'), 'path'),
     ('pbs_acl', entry(path='/' + 'd' * 128), 'path'),
     ('pbs_acl', entry(type='group'), 'type'),
 ]

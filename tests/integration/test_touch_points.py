@@ -87,7 +87,7 @@ def test_every_family_file_is_registered_under_its_own_name():
                    if name.endswith('.py') and name != '__init__.py')
     assert sorted(ORDER) == files
     assert all(family.module == module for module, family in FAMILIES)
-    assert APPLIERS == ('backup', 'network_apply', 'sdn_apply')
+    assert APPLIERS == ('realm_sync', 'backup', 'network_apply', 'sdn_apply')
 
 
 def test_the_roles_module_lists_are_the_registry_s_families():

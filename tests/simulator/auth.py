@@ -46,17 +46,20 @@ def normalize_path(path):
 
 
 _SEG = r"[A-Za-z0-9\.\-_]+"
+_AN = r"[A-Za-z0-9]+"
+# AccessControl.pm check_path, alternative by alternative ([[:alnum:]] spelled ASCII).
 _ACL_PATH_RE = re.compile(rf"""^(
     /
   | /access | /access/groups | /access/groups/{_SEG} | /access/realm | /access/realm/{_SEG}
-  | /mapping | /mapping/{_SEG} | /mapping/{_SEG}/{_SEG}
   | /nodes | /nodes/{_SEG}
-  | /pool | /pool/{_SEG} | /pool/{_SEG}/{_SEG} | /pool/{_SEG}/{_SEG}/{_SEG}
-  | /sdn | /sdn/controllers | /sdn/controllers/{_SEG} | /sdn/dns | /sdn/dns/{_SEG}
-  | /sdn/ipams | /sdn/ipams/{_SEG} | /sdn/zones | /sdn/zones/{_SEG}
-  | /sdn/zones/{_SEG}/{_SEG} | /sdn/zones/{_SEG}/{_SEG}/[1-9][0-9]*
+  | /pool | /pool/[A-Za-z0-9\.\-_]+(?:/[A-Za-z0-9\.\-_]+){{0,2}}
+  | /sdn | /sdn/controllers | /sdn/controllers/[A-Za-z0-9_\-]+ | /sdn/dns | /sdn/dns/{_AN}
+  | /sdn/fabrics | /sdn/fabrics/{_AN} | /sdn/ipams | /sdn/ipams/{_AN}
+  | /sdn/prefix-lists | /sdn/prefix-lists/{_AN} | /sdn/route-maps | /sdn/route-maps/{_AN}
+  | /sdn/zones | /sdn/zones/{_SEG} | /sdn/zones/{_SEG}/{_SEG} | /sdn/zones/{_SEG}/{_SEG}/[1-9][0-9]{{0,3}}
   | /storage | /storage/{_SEG}
   | /vms | /vms/[1-9][0-9]{{2,}}
+  | /mapping | /mapping/{_SEG} | /mapping/{_SEG}/{_SEG}
 )$""", re.X)
 
 

@@ -33,9 +33,16 @@ from .pve.handlers.node_settings import DOMAIN as FRESH_DOMAIN
 from .pve.state import ClusterState
 
 TOKEN_USER = "root@pam"
+
 TOKEN_NAME = "sim"
 # A fresh node's address (TEST-NET-1, never contacted: the simulator resolves a join's hostname itself).
 FRESH_IPS = "192.0.2.{}"
+
+
+def is_dry_run(entry):
+    """A realm sync with dry-run=1 (Domains.pm): a task that writes nothing."""
+    return (entry["method"] == "POST" and re.match(r"^/access/domains/[^/]+/sync$", str(entry["path"]))
+            and str((entry.get("form") or {}).get("dry-run")) in ("1", "true", "yes", "on"))
 
 
 class _Match:
@@ -155,6 +162,7 @@ class Simulator:
         self._bao_member = Member(self, 0, "bao", self.bao)
         self.pbs = PbsApi(self)
         self.pbs_token_secret = self.pbs.state.add_token(PBS_TOKEN_USER, PBS_TOKEN_NAME)
+        self.pbs.state.passwords[PBS_TOKEN_USER] = self.root_password  # root@pam logs in on PBS too
         self._pbs_members = [Member(self, i, self.pbs.state.node, self.pbs) for i in range(self.pbs_member_count)]
         try:
             for member in self._members + [self._bao_member] + self._pbs_members:
@@ -281,7 +289,8 @@ class Simulator:
 
     def writes(self):
         return [e for e in self.log if e["method"] in ("POST", "PUT", "DELETE")
-                and not (e["method"] == "POST" and e["path"] == "/access/ticket")]
+                and not (e["method"] == "POST" and e["path"] == "/access/ticket")
+                and not is_dry_run(e)]
 
     # -- faults -------------------------------------------------------------------
     def _server_members(self, server):
@@ -424,6 +433,16 @@ class Simulator:
         token_id, secret = token or (self.token_id, self.token_secret)
         auth = f"PVEAPIToken={token_id}={secret}"
         return self._http(address, method, path, form, auth, timeout)
+
+    def pbs_login(self, username, password, member=0, timeout=10.0):
+        """POST /access/ticket on the PBS server; returns (status, parsed JSON or text)."""
+        return self._http(self._pbs_members[member].address, "POST", "/access/ticket",
+                          {"username": username, "password": password}, None, timeout)[:2]
+
+    def login(self, username, password, member=0, timeout=10.0):
+        """POST /access/ticket as a client logs in; returns (status, parsed JSON or text)."""
+        return self._http(self._members[member].address, "POST", "/access/ticket",
+                          {"username": username, "password": password}, None, timeout)
 
     def _http(self, address, method, path, form, auth, timeout, headers=None):
         method = method.upper()

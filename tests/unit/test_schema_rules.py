@@ -90,7 +90,10 @@ def perl_pattern(text):
 def typetext_keys(typetext):
     """Keys and value shapes of a property string from its typetext: ``[keep-all=<1|0>] [,keep-last=<N>]``
     (a default key reads ``[enabled=]<1|0>``)."""
-    return dict(re.findall(r'([\w-]+)=\]?<([^>]*)>', typetext or ''))
+    keys = dict(re.findall(r'([\w-]+)=\]?<([^>]*)>', typetext or ''))
+    # a key whose value is spelled out instead (``remove-vanished=([acl];[properties];[entry])|none``)
+    keys.update((key, '') for key in re.findall(r'([\w-]+)=\(', typetext or '') if key not in keys)
+    return keys
 
 
 @pytest.mark.parametrize('family, field', FIELDS, ids=['%s.%s' % (f.name, fd.option) for f, fd in FIELDS])

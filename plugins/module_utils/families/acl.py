@@ -7,6 +7,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+from ansible_collections.homeflare.proxmox.plugins.module_utils.acl_paths import pve_acl_path_problem
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError, Unreadable
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Flag, Text, acl_path
 from ansible_collections.homeflare.proxmox.plugins.module_utils.formats import why_not
@@ -43,6 +44,10 @@ SUBJECTS = {'user': 'pve-userid', 'group': 'pve-groupid', 'token': 'pve-tokenid'
 class AclFamily(Family):
     def check_declaration(self, declaration):
         ident = declaration.ident
+        # PVE's check_path, before any request (else the refusal comes after the reads and a write attempt)
+        problem = pve_acl_path_problem(ident['path'], removal=declaration.state == 'absent')
+        if problem:
+            raise DeclarationError('option path: %r %s' % (ident['path'], problem))
         allowed = why_not(SUBJECTS[ident['type']], ident['ugid'])
         if allowed:
             raise DeclarationError('option ugid: %r is not a valid %s (%s), as type=%s needs'

@@ -9,6 +9,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+from ansible_collections.homeflare.proxmox.plugins.module_utils.acl_paths import pbs_acl_path_problem
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError, Unreadable
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Flag, Text, acl_path
 from ansible_collections.homeflare.proxmox.plugins.module_utils.grants import GrantStore
@@ -23,9 +24,6 @@ AUTH_ID = r'^(?:' + USER_NAME + '@' + SAFE + '|' + USER_NAME + '@' + SAFE + '!' 
 ROLES = ['Admin', 'Audit', 'NoAccess', 'DatastoreAdmin', 'DatastoreReader', 'DatastoreBackup', 'DatastorePowerUser',
          'DatastoreAudit', 'RemoteAudit', 'RemoteAdmin', 'RemoteSyncOperator', 'RemoteSyncPushOperator',
          'RemoteDatastorePowerUser', 'RemoteDatastoreAdmin', 'TapeAudit', 'TapeAdmin', 'TapeOperator', 'TapeReader']
-# The roots PBS's check_acl_path knows, with the most components a path below each may have (a datastore's
-# namespaces reach 2 + 7). The finer rules below /access, /system and /tape are left to PBS.
-ACL_ROOTS = {'access': 3, 'datastore': 9, 'remote': 3, 'system': 4, 'tape': 3}
 
 
 class AclListing:
@@ -66,18 +64,12 @@ class AclStore(GrantStore):
 
 class PbsAclFamily(Family):
     def check_declaration(self, declaration):
-        """PBS's check_acl_path, its roots and depths: a path it would refuse (400 "invalid acl path") is refused
+        """PBS's check_acl_path (pbs-config acl.rs): a path it would refuse (400 "invalid acl path") is refused
         before any request. Removal is not checked: PBS removes an entry of any path."""
         path = declaration.ident['path']
-        if declaration.state != 'present' or path == '/':
-            return
-        parts = path.split('/')[1:]
-        if parts[0] not in ACL_ROOTS:
-            raise DeclarationError("option path: %r is not an ACL path PBS takes: it starts with one of /%s, or is /"
-                                   % (path, ', /'.join(sorted(ACL_ROOTS))))
-        if len(parts) > ACL_ROOTS[parts[0]]:
-            raise DeclarationError('option path: %r has %d components; PBS takes at most %d below /%s'
-                                   % (path, len(parts), ACL_ROOTS[parts[0]], parts[0]))
+        problem = None if declaration.state != 'present' else pbs_acl_path_problem(path)
+        if problem:
+            raise DeclarationError('option path: %r %s' % (path, problem))
 
 
 FAMILY = PbsAclFamily(

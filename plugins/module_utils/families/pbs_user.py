@@ -8,31 +8,32 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Flag, Integer, Text
 from ansible_collections.homeflare.proxmox.plugins.module_utils.formats import SINGLE_LINE
+from ansible_collections.homeflare.proxmox.plugins.module_utils.passwords import (
+    UPDATE_PASSWORD, PasswordFamily, PasswordStore)
 from ansible_collections.homeflare.proxmox.plugins.module_utils.pbs_jobs import USERID, section, strip
 from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Exporting, Family, Lifecycle
 
-# PBS's schema pattern (pbs-api-types), with the POSIX classes spelled out for Python.
-# The only realm whose passwords PBS keeps itself (create_user's store_password); pam's is the host's
-# and needs root@pam's own login, a directory's (ldap, ad, openid) is the directory's.
-PASSWORD_REALM = 'pbs'
 
+class PbsUserFamily(PasswordFamily, Family):
+    # The only realm whose passwords PBS keeps itself (create_user's store_password); pam's is the host's
+    # and needs root@pam's own login, a directory's (ldap, ad, openid) is the directory's.
+    password_realm = 'pbs'
+    server = 'PBS'
+    other_realms = ("PBS refuses a pam password to anybody but root@pam's own login - 'only superuser can edit pam "
+                    "credentials!' - and only after it saved the user; a directory keeps its own.")
 
-class PbsUserFamily(Family):
     def check_declaration(self, declaration):
-        userid = declaration.ident['userid']
-        realm = userid.rsplit('@', 1)[-1]
-        if declaration.values.get('password') and realm != PASSWORD_REALM:
-            raise DeclarationError(
-                "option password: PBS keeps passwords only for the realm 'pbs', and %s is in '%s' (PBS refuses a pam "
-                "password to anybody but root@pam's own login - 'only superuser can edit pam credentials!' - and "
-                "only after it saved the user; a directory keeps its own). Leave password out." % (userid, realm))
+        self.check_password_declaration(declaration)
 
     def is_builtin(self, ident, raw):
         return ident['userid'] == 'root@pam'
 
+
+# the user list (all of it with Sys.Audit) confirms a missing user; the password goes to its own endpoint
+WHERE = section('/access/users', 'userid', 'user')
+WHERE.store = PasswordStore(WHERE.store)
 
 FAMILY = PbsUserFamily(
     'pbs_user', 'pbs user',
@@ -45,13 +46,13 @@ FAMILY = PbsUserFamily(
         Text('firstname', clear='delete', min_length=2, max_length=64, pattern=SINGLE_LINE),
         Text('lastname', clear='delete', min_length=2, max_length=64, pattern=SINGLE_LINE),
         Text('email', clear='delete', min_length=2, max_length=64, pattern=SINGLE_LINE),
-        # Taken by the create only (PUT ignores it; PUT /access/password changes it): never read or compared.
+        # Taken by the create; PUT /access/password sets it again (update_password=always): never read or compared.
         Text('password', secret=True, min_length=8, max_length=64, pattern=SINGLE_LINE),
     ],
-    # the user list (all of it with Sys.Audit) confirms a missing user
-    where=section('/access/users', 'userid', 'user'),
+    where=WHERE,
     scheme='pbs',
     lifecycle=Lifecycle(send_digest=True),
     # a password is optional (a user may log in with tokens only): no placeholder
     exporting=Exporting(placeholders={}),
+    controls={'update_password': UPDATE_PASSWORD},
 )

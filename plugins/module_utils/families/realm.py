@@ -39,6 +39,22 @@ TFA = {'type': Text('type', pattern='yubico|oath'), 'id': Text('id'), 'key': Tex
        'digits': Integer('digits', minimum=6, maximum=8), 'step': Integer('step', minimum=10)}
 
 
+# Plugin.pm's realm-sync-options. The deprecated full and purge are refused: Domains.pm rewrites them into
+# remove-vanished on every create and update, so a declared one would read back as drift.
+SYNC_DEFAULTS = {'scope': Text('scope', choices=['users', 'groups', 'both']),
+                 'remove-vanished': Text('remove-vanished', pattern=r'(?:(?:(?:acl|properties|entry);)*'
+                                                                    r'(?:acl|properties|entry))|none'),
+                 'enable-new': Flag('enable-new'), 'full': Flag('full'), 'purge': Flag('purge')}
+
+
+def sync_defaults_rule(pairs):
+    deprecated = sorted(key for key in ('full', 'purge') if key in pairs)
+    if deprecated:
+        return ('has the deprecated %s, which PVE rewrites into remove-vanished (full=1 is entry;properties, '
+                'purge=1 is acl): declare remove-vanished instead' % ' and '.join(deprecated))
+    return None
+
+
 def tfa_rule(pairs):
     return None if 'type' in pairs else 'lacks type=yubico or type=oath'
 
@@ -101,6 +117,8 @@ FAMILY = RealmFamily(
         clearable('group_dn', max_length=256),
         clearable('group_filter', max_length=2048),
         clearable('case-sensitive', Flag, absent_means=True),
+        # the defaults of POST /access/domains/{realm}/sync (homeflare.proxmox.realm_sync) for what it leaves out
+        clearable('sync-defaults-options', PropertyString, keys=SYNC_DEFAULTS, rule=sync_defaults_rule),
         # OpenID Connect
         clearable('issuer-url', max_length=256),
         clearable('client-id', max_length=256),

@@ -73,6 +73,15 @@ def _utf8_error(err):
     return f"invalid utf-8 sequence of {err.end - err.start} bytes from index {err.start}"
 
 
+def _cookie(header, name):
+    """One cookie's value from a Cookie header, or None."""
+    for part in header.split(";"):
+        key, sep, value = part.strip().partition("=")
+        if sep and key == name:
+            return value
+    return None
+
+
 def plain(status, message, content_type=True):
     return Response(status, _reason(status), message.encode(),
                     _headers() if content_type else [])
@@ -141,9 +150,12 @@ class PbsApi:
         return parse_query(text)
 
     # -- auth (proxmox-auth-api http_check_auth) --------------------------------
-    def authenticate(self, headers):
+    def authenticate(self, headers, method="GET"):
         prefix = "PBSAPIToken"
         auth = headers.get("Authorization") or ""
+        cookie = _cookie(headers.get("Cookie") or "", "PBSAuthCookie")
+        if not auth and cookie is not None:
+            return self._ticket_login(cookie, method, headers)
         if not auth.startswith(prefix) or auth[len(prefix):len(prefix) + 1] not in (" ", "="):
             raise PbsAuthError("no authentication credentials provided.")
         value = auth[len(prefix) + 1:]
@@ -166,6 +178,21 @@ class PbsApi:
             if not state.token_secret_matches(f"{userid}!{token}", secret):
                 raise PbsAuthError("invalid credentials")
         return f"{userid}!{token}"
+
+    def _ticket_login(self, ticket, method, headers):
+        """proxmox-auth-api: a ticket from POST /access/ticket (cookie PBSAuthCookie), and on a write its CSRF
+        token (the simulator's texts)."""
+        state = self.state
+        with state.lock:
+            entry = state.tickets.get(urllib.parse.unquote(ticket))
+            if entry is None:
+                raise PbsAuthError("invalid ticket")
+            userid, csrf = entry
+            if not state.authid_active(userid, None):
+                raise PbsAuthError("user account or token disabled or expired.")
+        if method != "GET" and headers.get("CSRFPreventionToken") != csrf:
+            raise PbsAuthError("invalid csrf token")
+        return userid
 
     # -- the pipeline (rest.rs Formatted::handle_request) ----------------------------
     def handle(self, req):
@@ -197,7 +224,7 @@ class PbsApi:
         authid = None
         if perms.get("user") != "world":
             try:
-                authid = self.authenticate(req.headers)
+                authid = self.authenticate(req.headers, req.method)
             except PbsAuthError as err:
                 if self.sim.unauthorized_delay:
                     time.sleep(self.sim.unauthorized_delay)

@@ -28,6 +28,8 @@ class PbsState:
         # user.cfg as PBS stores it: only the keys that are set ("enable" only once false/explicit)
         self.users = {"root@pam": {"comment": "Superuser"}}  # userid -> {"comment"?, "enable"?, ...}
         self.tokens = {}          # "user@realm!name" -> {"comment"?, "enable"?, "expire"?}
+        self.passwords = {}       # userid -> password (the pbs realm's shadow.json, root@pam's PAM)
+        self.tickets = {}         # ticket -> userid (a login's PBSAuthCookie), and its CSRF token
         self.token_shadow = {}    # "user@realm!name" -> salted hash of the secret (token.shadow)
         self.forbidden_delay = 0.0  # seconds a 403 waits (PBS: 0.5 s from the request's start)
         self.datastores = OrderedDict()

@@ -7,6 +7,10 @@ Groups exist in the schema only: a group ACL entry can be read back from acl.cfg
 member, and PUT /access/acl refuses ``group`` like PBS.
 """
 
+import hmac
+import secrets
+import time
+
 from ..auth import PRIV, ROLES, check_acl_path, components, lookup_privs_details, priv_names
 from ..errors import PbsError
 from .base import Result, route
@@ -80,6 +84,8 @@ def user_create(ctx):
     state.users[userid] = {k: params[k] for k in _USER_KEYS if k in params}
     if "password" in params and realm == "pam" and ctx.authid != "root@pam":
         raise PbsError(400, "only superuser can edit pam credentials!")
+    if "password" in params:  # the authenticator's store_password (shadow.json for pbs, PAM for pam)
+        state.passwords[userid] = params["password"]
     return None
 
 
@@ -141,6 +147,7 @@ def user_delete(ctx):
     if userid not in state.users:
         raise PbsError(400, f"user '{userid}' does not exist.")
     del state.users[userid]
+    state.passwords.pop(userid, None)  # the authenticator's remove_password
     state.acl_delete_authid(userid)
     for tokenid in [t for t in state.tokens if _user_of(t) == userid]:
         _drop_token(state, tokenid)
@@ -316,3 +323,45 @@ def permission_list(ctx):
         if privs:
             out[path] = {name: bool(PRIV[name] & propagated) for name in priv_names(privs)}
     return out
+
+
+# -- logins and passwords (proxmox-auth-api create_ticket, api2/access/mod.rs change_password) ----------------
+
+@route("POST", "/access/ticket")
+def create_ticket(ctx):
+    """A login with the password the user's realm keeps: a ticket (cookie PBSAuthCookie) and its CSRF token."""
+    state, params = ctx.state, ctx.params
+    username = params["username"]
+    stored = state.passwords.get(username)
+    if stored is None or not hmac.compare_digest(stored, params["password"]) \
+            or not state.authid_active(username, None):
+        raise PbsError(401, "permission check failed.")
+    ticket = f"PBS:{username}:{int(time.time()):08X}::{secrets.token_urlsafe(24)}"
+    csrf = f"{int(time.time()):08X}:{secrets.token_urlsafe(18)}"
+    state.tickets[ticket] = (username, csrf)
+    return {"username": username, "ticket": ticket, "CSRFPreventionToken": csrf}
+
+
+@route("PUT", "/access/password")
+def change_password(ctx):
+    """change_password: user_update_auth asks anybody but root@pam for their own password, then no token; a user
+    changes their own, root@pam and a holder of Permissions.Modify any but a pam user's."""
+    state, params = ctx.state, ctx.params
+    userid, authid = params["userid"], ctx.authid
+    if _user_of(authid) != "root@pam":
+        confirmation = params.get("confirmation-password")
+        if confirmation is None:
+            raise PbsError(401, "missing password")
+        if not hmac.compare_digest(state.passwords.get(_user_of(authid), ""), confirmation):
+            raise PbsError(401, "authentication failed")
+    if _user_of(authid) != userid and userid not in state.users:
+        raise PbsError(401, f"user '{userid}' does not exists.")
+    if "!" in authid:
+        raise PbsError(400, "API tokens cannot access this API endpoint")
+    allowed = userid == authid or authid == "root@pam" or (
+        ctx.has_privs([], ["Permissions.Modify"]) and not userid.endswith("@pam"))
+    if not allowed:
+        raise PbsError(400, "you are not authorized to change the password.")
+    _check_realm(userid.rsplit("@", 1)[1])
+    state.passwords[userid] = params["password"]
+    return None

@@ -23,3 +23,4 @@ from . import snapshots  # noqa: F401,E402
 from . import vzdump  # noqa: F401,E402
 from . import agent  # noqa: F401,E402
 from . import sdn_fabrics  # noqa: F401,E402
+from . import realm_sync  # noqa: F401,E402

@@ -3,7 +3,7 @@
 import uuid
 from contextlib import contextmanager
 
-from ...errors import die, locked, param_exc
+from ...errors import die, locked, param_exc, perm_exc
 from ...formats import split_list
 from .base import route
 from .entries import must_be_new, set_or_drop, written
@@ -66,6 +66,8 @@ def create(ctx, p):
     userid = p["userid"]
     with locked(state, "create user failed"):
         must_be_new(state.users, userid, "user")
+        if p.get("password") is not None:  # domain_set_password runs before the user is added
+            _check_password_realm(state, userid)
         user = {"enable": 1 if p.get("enable", 1) else 0, "expire": int(p.get("expire") or 0),
                 "groups": set(), "tokens": {}}
         state.users[userid] = user
@@ -206,4 +208,39 @@ def token_delete(ctx, p):
     userid, tokenid = p["userid"], p["tokenid"]
     with _locked_token(state, userid, tokenid, "deleting token failed"):
         state.remove_token(userid, tokenid)
+    return None
+
+
+# -- passwords ----------------------------------------------------------------
+
+def _check_password_realm(state, userid):
+    """AccessControl.pm domain_set_password: the realm's plugin stores it; only PVE.pm and PAM.pm can."""
+    realm = userid.rsplit("@", 1)[1]
+    kind = (state.realms.get(realm) or {}).get("type")
+    if kind is None:
+        raise die(f"auth domain '{realm}' does not exist")
+    if kind not in ("pve", "pam"):
+        raise die(f"can't set password on auth type '{kind}'")  # Auth/Plugin.pm store_password
+
+
+@route("PUT", "/access/password")
+def change_password(ctx, p):
+    """API2/AccessControl.pm change_password (allowtoken => 0 is the API layer's): reauth_user_for_user_modification
+    asks anybody but root@pam for their own password, then domain_set_password stores it for the user's realm."""
+    state, authuser = ctx.state, ctx.authid
+    userid = p["userid"]
+    state.check_user_exist(userid)
+    realm = userid.rsplit("@", 1)[1]
+    if userid == "root@pam" and authuser != "root@pam":
+        raise perm_exc()
+    if authuser != "root@pam":
+        if p.get("confirmation-password") is None:
+            raise param_exc({"confirmation-password": "password is required to modify user"})
+        if not ctx.authenticator.check_password(authuser, p["confirmation-password"]):
+            raise die("authentication failure")
+        if authuser != userid and realm == "pam":
+            raise perm_exc()  # do not allow to change system user passwords
+    _check_password_realm(state, userid)
+    with locked(state, "change password failed"):
+        state.passwords[userid] = p["password"]
     return None
