@@ -201,3 +201,18 @@ def test_the_export_declares_the_new_families_with_placeholders_for_their_secret
                    play_extra={'vars': dict((name, 'kept-in-a-vault') for name in variables)})
     assert run.rc == 0 and run.result()['changed'] is False, run
     assert sim.writes() == []
+
+
+def test_the_cluster_role_declares_them_and_applies_once(sim, playbook):
+    role = {'name': 'Declare', 'ansible.builtin.include_role': {'name': 'homeflare.proxmox.cluster'},
+            'vars': {'cluster_sdn_ipams': [OBJECTS['sdn_ipam']], 'cluster_sdn_dns': [OBJECTS['sdn_dns']],
+                     'cluster_sdn_controllers': [OBJECTS['sdn_controller']],
+                     'cluster_sdn_zones': [OBJECTS['sdn_zone']], 'cluster_sdn_vnets': [OBJECTS['sdn_vnet']],
+                     'cluster_sdn_subnets': [OBJECTS['sdn_subnet']]}}
+    run = playbook([role])
+    assert run.rc == 0, run
+    assert writes(sim) == [CREATES[2], CREATES[0], CREATES[1]] + CREATES[3:]
+    assert TOKEN not in run.output and KEY not in run.output
+    sim.clear_log()
+    run = playbook([role])
+    assert run.rc == 0 and sim.writes() == [] and run.results[-1]['result']['changed'] is False, run
