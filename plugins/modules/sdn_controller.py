@@ -13,8 +13,8 @@ short_description: Declare a Proxmox VE SDN controller (staged until an SDN appl
 version_added: 0.2.0
 description:
   - Creates, repairs or removes one SDN controller, a section of C(/etc/pve/sdn/controllers.cfg)
-    (C(/cluster/sdn/controllers/{controller})): the BGP speaker an EVPN zone routes with, a node's BGP or IS-IS
-    underlay.
+    (C(/cluster/sdn/controllers/{controller})), the BGP speaker an EVPN zone routes with, or a node's BGP or
+    IS-IS underlay.
   - Every write is B(staged), like a zone's. Nothing is live on any node until M(homeflare.proxmox.sdn_apply) runs;
     RV(pending) and RV(pending_state) say whether the controller still waits for that apply.
   - O(type) decides which options the controller takes (pve-network 9's controller plugins). V(evpn) takes O(asn)

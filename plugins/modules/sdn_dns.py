@@ -14,7 +14,7 @@ version_added: 0.2.0
 description:
   - Creates, repairs or removes one SDN DNS plugin, a section of C(/etc/pve/sdn/dns.cfg) (C(/cluster/sdn/dns/{dns})),
     which a zone names in its C(dns) and C(reversedns) options to register its guests' names.
-  - B(Not staged.) PVE keeps no running copy of C(dns.cfg): a write is live at once and
+  - B(Not staged.) PVE keeps no running copy of C(dns.cfg), so a write is live at once and
     M(homeflare.proxmox.sdn_apply) has nothing to apply for it. A zone naming the server is staged as usual.
   - PVE calls the server's API on every create and update and refuses the write when it does not answer; the run
     then fails with PVE's message (C(dns api error ...)) and nothing is written.
@@ -22,7 +22,7 @@ description:
     O(fingerprint).
   - B(The API key is a secret.) PVE answers it in every read, but this module never compares, returns, shows or
     exports it (an export puts a placeholder). It is written when the server is created; on an existing one it is
-    written again only with O(update_secret=always), on every real run and reported as a change: run once with
+    written again only with O(update_secret=always), on every real run and reported as a change; run once with
     V(always) to rotate it.
   - PVE does not check the zones naming a DNS server it removes; M(homeflare.proxmox.declare) removes zones first.
   - The server is read with the write credential (PVE wants C(SDN.Allocate) on C(/sdn/dns/{dns}) to read it). Each

@@ -14,7 +14,7 @@ version_added: 0.2.0
 description:
   - Creates, repairs or removes one SDN IPAM plugin, a section of C(/etc/pve/sdn/ipams.cfg)
     (C(/cluster/sdn/ipams/{ipam})), which a zone names in its C(ipam) option to allocate its subnets' addresses.
-  - B(Not staged.) PVE keeps no running copy of C(ipams.cfg): a write is live at once and
+  - B(Not staged.) PVE keeps no running copy of C(ipams.cfg), so a write is live at once and
     M(homeflare.proxmox.sdn_apply) has nothing to apply for it. A zone naming the IPAM is staged as usual.
   - PVE calls the IPAM's API on every create and update (NetBox C(GET /ipam/aggregates/), phpIPAM
     C(GET /sections/<section>)) and refuses the write when it does not answer; the run then fails with PVE's message
@@ -24,7 +24,7 @@ description:
   - B(The token is a secret.) PVE answers it in every read, but this module never compares, returns, shows or
     exports it (an export puts a placeholder). It is written when the IPAM is created. On an existing IPAM a changed
     token cannot be seen, so it is written again only with O(update_secret=always), which writes it on every real
-    run and reports that as a change (check mode says it would): run once with V(always) to rotate it.
+    run and reports that as a change (check mode says it would). Run once with V(always) to rotate it.
   - The built-in V(pve) IPAM always exists (PVE adds it to every read); it cannot be removed or retyped.
   - PVE does not check the zones naming an IPAM it removes; M(homeflare.proxmox.declare) removes zones first.
   - The IPAM is read with the write credential (PVE wants C(SDN.Allocate) on C(/sdn/ipams/{ipam}) to read it).
@@ -68,7 +68,6 @@ options:
         CAs; compared case-insensitively.
       - Undeclared means none (the system's CAs); a value set by hand is cleared with C(delete=fingerprint).
     type: str
-    default: ''
   update_secret:
     description:
       - What a run does with a declared O(token) on an IPAM that exists. V(on_create) writes it only when the IPAM

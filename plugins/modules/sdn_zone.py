@@ -27,10 +27,10 @@ description:
     O(vrf_vxlan) (both needed), O(mac), O(exitnodes), O(exitnodes_primary), O(exitnodes_local_routing),
     O(advertise_subnets), O(disable_arp_nd_suppression), O(rt_import), O(bridge_disable_mac_learning) and
     O(vxlan_port).
-  - What the zone names is checked before any request: its O(controller), O(ipam) (other than the built-in
+  - What the zone names is checked before any request. Its O(controller), O(ipam) (other than the built-in
     V(pve)), O(dns), O(reversedns) and O(fabric) must exist (the staged controllers, the IPAMs, the DNS servers,
     C(GET /cluster/sdn/fabrics/all)) or be declared present in the same M(homeflare.proxmox.declare) task. A name
-    that is neither is refused naming the option, and nothing is written (a single task's check mode only warns:
+    that is neither is refused naming the option, and nothing is written (a single task's check mode only warns,
     an earlier task of the play may create it). Only a value the write changes is judged.
   - An option the type does not take, a missing option it needs, both or neither of O(peers) and O(fabric) on a
     vxlan zone, and O(dnszone) without O(dns) are refused before any request, naming the option,
