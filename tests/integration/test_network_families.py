@@ -105,7 +105,8 @@ ZONE = {'zone': 'lab', 'type': 'vlan', 'bridge': 'vmbr0'}
 EVPN_ZONE = {'zone': 'ev', 'type': 'evpn', 'controller': 'evpn1', 'vrf_vxlan': 10000}
 EVPN = {'controller': 'evpn1', 'type': 'evpn', 'asn': 65000, 'peers': ['10.0.0.1']}
 NETBOX = {'ipam': 'netbox', 'type': 'netbox', 'url': 'https://netbox.lab/api', 'token': 'netbox-token-7f3a'}
-PDNS = {'dns': 'pdns', 'type': 'powerdns', 'url': 'https://pdns.lab/api/v1/servers/localhost', 'key': 'k'}
+# a key no message holds by chance (Ansible masks a no_log value wherever it appears)
+PDNS = {'dns': 'pdns', 'type': 'powerdns', 'url': 'https://pdns.lab/api/v1/servers/localhost', 'key': 'pdns-bad-key-31'}
 BOND = {'node': 'node1', 'iface': 'bond0', 'type': 'bond', 'slaves': ['eno2'], 'bond_mode': 'active-backup'}
 
 
