@@ -1,13 +1,14 @@
 """What an SDN object names (sdn_references.check_named), without HTTP: live or declared beside it in the same
 declare; a removal in the same task refused even for an unchanged name; each list read once per batch; and
-update_secret (secret_updates.SecretUpdates) adding the secret to a found object's plan."""
+update_secret (secret_updates.SecretUpdates) adding the secret to a found object's plan; peers cleared for a fabric."""
 
 import pytest
 
 from ansible_collections.homeflare.proxmox.plugins.module_utils.declare import Batch
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import MissingReference
 from ansible_collections.homeflare.proxmox.plugins.module_utils.families import sdn_controller, sdn_ipam, sdn_zone
-from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import ABSENT, Declaration, Family, Where
+from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import (
+    ABSENT, Declaration, Family, Where, update_form)
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Text
 
 
@@ -87,3 +88,16 @@ def test_update_secret_always_adds_the_declared_secret_to_a_found_object_s_plan(
     assert sdn_ipam.FAMILY.plan(always, ABSENT).action == 'create'
     without = sdn_ipam.FAMILY.declaration(dict(params, token=None, update_secret='always'))
     assert sdn_ipam.FAMILY.plan(without, live).action == 'none'  # nothing declared to write
+
+
+def test_a_vxlan_zone_or_evpn_controller_moved_onto_a_fabric_has_its_peers_cleared_in_the_same_write():
+    live = {'zone': 'under', 'type': 'vxlan', 'peers': '10.0.0.1,10.0.0.2', 'digest': 'd'}
+    the_plan = sdn_zone.FAMILY.plan(vxlan(), live)
+    assert sorted(the_plan.changed) == ['fabric', 'peers']
+    assert update_form(sdn_zone.FAMILY, vxlan(), the_plan.changed, live) == {
+        'fabric': 'fab1', 'delete': 'peers', 'digest': 'd'}
+    controller = declared(sdn_controller.FAMILY, controller='evpn1', type='evpn', asn=65000, fabric='fab1')
+    live = {'controller': 'evpn1', 'type': 'evpn', 'asn': 65000, 'peers': '10.0.0.1', 'digest': 'd'}
+    the_plan = sdn_controller.FAMILY.plan(controller, live)
+    assert update_form(sdn_controller.FAMILY, controller, the_plan.changed, live) == {
+        'fabric': 'fab1', 'delete': 'peers', 'digest': 'd'}
