@@ -137,6 +137,11 @@ def _address(text):
     return _ip(text) or DNS_NAME.fullmatch(text) is not None
 
 
+def _bgp_rt(text):
+    match = re.fullmatch(r'([0-9]+):([0-9]+)', text)
+    return match is not None and int(match.group(1)) <= 4294967295 and int(match.group(2)) <= 4294967295
+
+
 def _replication_job_id(text):
     parts = re.fullmatch(r'(\d+)-(\d+)', text)
     return parts is not None and int(parts.group(1)) >= 100
@@ -270,6 +275,18 @@ FORMATS = dict((fmt.name, fmt) for fmt in [
            "1 to 8 letters, digits and inner '-'"),
     # SubnetPlugin parse_sdn_subnet_id, as a task declares it: the network in CIDR form.
     Format('pve-sdn-subnet-id', _cidr(), 'network/bits, an IPv4 or IPv6 network with a mask of 8 bits or more'),
+    # pve-network's SDN plugin ids (the registered formats before ecf98c5, which PVE 9.1's schema still names).
+    Format('pve-sdn-controller-id', lambda text: len(text) <= 64 and _full(r'[a-z][a-z0-9_-]*[a-z0-9]', re.I)(text),
+           "a letter, then letters, digits, '_' or '-', ending in a letter or digit, at most 64 characters"),
+    Format('pve-sdn-ipam-id', _full(r'[a-z][a-z0-9]*[a-z0-9]', re.I), 'a letter, then letters and digits'),
+    Format('pve-sdn-dns-id', _full(r'[a-z][a-z0-9]*[a-z0-9]', re.I), 'a letter, then letters and digits'),
+    Format('pve-sdn-fabric-id', _full(r'[a-z0-9][a-z0-9-]{0,6}[a-z0-9]?', re.I),
+           "letters, digits and inner '-', at most 8 characters"),
+    # Controllers/IsisPlugin.pm pve_verify_sdn_isis_net: a network entity title.
+    Format('pve-sdn-isis-net', _full(r'[a-f0-9]{2}(\.[a-f0-9]{4}){3,9}\.[a-f0-9]{2}', re.I),
+           'an IS-IS network entity title such as 49.0001.1921.6800.1001.00'),
+    # Zones/EvpnPlugin.pm pve_verify_sdn_bgp_rt: <asn>:<number>, each at most 4294967295.
+    Format('pve-sdn-bgp-rt', _bgp_rt, 'a route target <asn>:<number> such as 65000:100'),
     # PVE::JSONSchema pve_verify_iface.
     Format('pve-iface', _full(r'[a-z][a-z0-9_]{1,20}([:.]\d+)?', re.I),
            "a letter, then 1 to 20 letters, digits or '_', optionally '.<vlan>' or ':<n>'"),
@@ -292,7 +309,7 @@ FORMATS = dict((fmt.name, fmt) for fmt in [
 
 for _name in ('email-or-username', 'pve-userid', 'pve-groupid', 'pve-roleid', 'pve-tokenid', 'pve-node', 'pve-priv',
               'pve-storage-content', 'pve-storage-portal-dns', 'pve-vmid', 'pve-tag', 'pve-ha-resource-id',
-              'pve-ha-node', 'pve-iface', 'pve-vlan-id-or-range', 'ip'):
+              'pve-ha-node', 'pve-iface', 'pve-vlan-id-or-range', 'ip', 'pve-sdn-bgp-rt'):
     _single = FORMATS[_name]
     FORMATS[_name + '-list'] = Format(_name + '-list', _list_of(_single), 'a list of: ' + _single.allowed,
                                       choices=_single.choices)

@@ -17,10 +17,11 @@ both before guests (their disks, templates and pools exist first), hardware mapp
 devices through, guests before their snapshots and the backup and replication jobs and HA resources that name them,
 endpoints before matchers, HA resources before rules, aliases and ipsets before the rules that name them, the rules
 before the options that enable the firewall, node interfaces (the bridges SDN zones sit on) before SDN fabrics, fabrics
-before their nodes, both before SDN zones (a vxlan zone runs over a fabric), zones before their vnets before their
-subnets. Deletes run in the reverse order. A Proxmox Backup Server's own objects come last, declared in a task of
-their own (one task, one server): users before their tokens, remotes and datastores before the grants and jobs on
-them, endpoints before the matchers naming them.
+before their nodes, then SDN controllers (an evpn controller may run over a fabric), IPAMs and DNS servers (what
+zones name), all before SDN zones (a vxlan zone runs over a fabric), zones before their vnets before their subnets.
+Deletes run in the reverse order. A Proxmox Backup Server's own objects come last, declared in a task of their own
+(one task, one server): users before their tokens, remotes and datastores before the grants and jobs on them,
+endpoints before the matchers naming them.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -37,8 +38,9 @@ from ansible_collections.homeflare.proxmox.plugins.module_utils.families import 
     ceph_osd, ceph_pool, ceph_mds, ceph_fs, ceph_flag, storage, storage_content, hardware_mapping, acl,
     cluster_options, metric_server, notification_endpoint, notification_matcher, lxc, vm, snapshot, backup, backup_job,
     replication_job, ha_resource, ha_rule, firewall_alias, firewall_ipset, firewall_rules, firewall_options,
-    node_network, network_apply, sdn_fabric, sdn_fabric_node, sdn_zone, sdn_vnet, sdn_subnet, sdn_apply, pbs_user,
-    pbs_api_token, pbs_remote, pbs_datastore, pbs_acl, pbs_sync_job, pbs_verify_job, pbs_prune_job,
+    node_network, network_apply, sdn_fabric, sdn_fabric_node, sdn_controller, sdn_ipam, sdn_dns, sdn_zone, sdn_vnet,
+    sdn_subnet, sdn_apply, pbs_user, pbs_api_token, pbs_remote, pbs_datastore, pbs_acl, pbs_sync_job, pbs_verify_job,
+    pbs_prune_job,
     pbs_notification_endpoint, pbs_notification_matcher)
 
 FAMILY_FILES = tuple(value for name, value in list(globals().items())

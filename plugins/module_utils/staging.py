@@ -159,7 +159,7 @@ FABRIC_VIEW = (('fabric', 'fabrics', ('id',)), ('fabric node', 'nodes', ('fabric
 class SdnApply(Applier):
     """``PUT /cluster/sdn``: regenerates every node's SDN network at once, so only when something is staged."""
 
-    applies = ('sdn_fabric', 'sdn_fabric_node', 'sdn_zone', 'sdn_vnet', 'sdn_subnet')
+    applies = ('sdn_fabric', 'sdn_fabric_node', 'sdn_controller', 'sdn_zone', 'sdn_vnet', 'sdn_subnet')
 
     def describe(self, ident):
         return 'the SDN configuration'

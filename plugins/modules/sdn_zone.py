@@ -18,15 +18,22 @@ description:
     whether the zone still waits for that apply.
   - Every option the zone's type takes means PVE's default when undeclared (PVE then keeps no key), so a value set
     by hand is reported as drift and cleared with C(delete=) (an integer cannot be cleared with an empty value).
-    The exceptions are the options a type needs (O(bridge), O(tag), O(peers), O(controller), O(vrf_vxlan)), which
+    The exceptions are the options a type needs (O(bridge), O(tag), O(controller), O(vrf_vxlan)), which
     are compared when declared and never cleared, and O(mac), which is compared only when declared.
   - O(type) decides which options the zone takes (pve-network 9's zone plugins). Every type takes O(nodes),
     O(mtu), O(dns), O(reversedns), O(dnszone) and O(ipam); V(simple) adds O(dhcp); V(vlan) O(bridge) (needed) and
     O(bridge_disable_mac_learning); V(qinq) O(bridge) and O(tag) (both needed), O(bridge_disable_mac_learning) and
-    O(vlan_protocol); V(vxlan) O(peers) (needed) and O(vxlan_port); V(evpn) O(controller) and O(vrf_vxlan) (both
-    needed), O(mac), O(exitnodes), O(exitnodes_primary), O(exitnodes_local_routing), O(advertise_subnets),
-    O(disable_arp_nd_suppression), O(dhcp) and O(vxlan_port).
-  - An option the type does not take, or a missing option it needs, is refused before any request, naming it,
+    O(vlan_protocol); V(vxlan) O(peers) or O(fabric) (exactly one) and O(vxlan_port); V(evpn) O(controller) and
+    O(vrf_vxlan) (both needed), O(mac), O(exitnodes), O(exitnodes_primary), O(exitnodes_local_routing),
+    O(advertise_subnets), O(disable_arp_nd_suppression), O(rt_import), O(bridge_disable_mac_learning) and
+    O(vxlan_port).
+  - What the zone names is checked before any request. Its O(controller), O(ipam) (other than the built-in
+    V(pve)), O(dns), O(reversedns) and O(fabric) must exist (the staged controllers, the IPAMs, the DNS servers,
+    C(GET /cluster/sdn/fabrics/all)) or be declared present in the same M(homeflare.proxmox.declare) task. A name
+    that is neither is refused naming the option, and nothing is written (a single task's check mode only warns,
+    an earlier task of the play may create it). Only a value the write changes is judged.
+  - An option the type does not take, a missing option it needs, both or neither of O(peers) and O(fabric) on a
+    vxlan zone, and O(dnszone) without O(dns) are refused before any request, naming the option,
     rather than sent for PVE to refuse or drop. So is a value outside PVE's format (zone id, node names, DNS
     names, peer addresses, MAC address, ranges).
   - O(type) is fixed once created (PVE's update takes no type). A zone of another type is refused, naming the
@@ -70,13 +77,13 @@ options:
     type: int
   dns:
     description:
-      - Every type. The DNS plugin that registers the guests' names.
+      - Every type. The DNS plugin (M(homeflare.proxmox.sdn_dns)) that registers the guests' names.
       - Undeclared means none; a value set by hand is cleared with C(delete=dns).
     type: str
     default: ''
   reversedns:
     description:
-      - Every type. The DNS plugin that registers the reverse entries.
+      - Every type. The DNS plugin (M(homeflare.proxmox.sdn_dns)) that registers the reverse entries.
       - Undeclared means none; a value set by hand is cleared with C(delete=reversedns).
     type: str
     default: ''
@@ -88,14 +95,14 @@ options:
     default: ''
   ipam:
     description:
-      - Every type. The IPAM plugin that allocates the subnets' addresses.
+      - Every type. The IPAM plugin (M(homeflare.proxmox.sdn_ipam)) that allocates the subnets' addresses.
       - Undeclared means PVE's built-in V(pve). A zone with no C(ipam) key reads as V(pve), so declaring V(pve) on
         it is no change; another value set by hand is repaired by writing C(ipam=pve).
     type: str
     default: pve
   dhcp:
     description:
-      - V(simple) and V(evpn). Automatic DHCP for the zone's subnets, served by V(dnsmasq).
+      - V(simple). Automatic DHCP for the zone's subnets, served by V(dnsmasq).
       - Undeclared means none; a value set by hand is cleared with C(delete=dhcp).
     type: str
     choices: [dnsmasq]
@@ -124,10 +131,17 @@ options:
     choices: ['802.1q', '802.1ad']
   peers:
     description:
-      - V(vxlan), which needs it. The IP addresses of every node's VXLAN endpoint, compared order-free.
-      - Compared when declared; never cleared.
+      - V(vxlan), which needs it or O(fabric). The IP addresses of every node's VXLAN endpoint, compared order-free.
+      - Undeclared (a zone over a O(fabric)) means none, so peers left from before are cleared with C(delete=peers)
+        in the same write that sets the fabric.
     type: list
     elements: str
+  fabric:
+    description:
+      - V(vxlan), which needs it or O(peers). The SDN fabric (C(/cluster/sdn/fabrics)) whose nodes' addresses carry
+        the VXLAN tunnels. It must exist or be declared in the same M(homeflare.proxmox.declare) task.
+      - Undeclared (a zone with O(peers)) means none; a value set by hand is cleared with C(delete=fabric).
+    type: str
   vxlan_port:
     description:
       - V(vxlan) and V(evpn). The VXLAN UDP port (wire name C(vxlan-port)), 1 to 65536.
@@ -136,7 +150,9 @@ options:
     type: int
   controller:
     description:
-      - V(evpn), which needs it. The EVPN controller (C(/cluster/sdn/controllers)) that routes the zone.
+      - V(evpn), which needs it. The EVPN controller (C(/cluster/sdn/controllers), M(homeflare.proxmox.sdn_controller))
+        that routes the zone, of type V(evpn). It must exist or be declared in the same M(homeflare.proxmox.declare)
+        task.
       - Compared when declared; never cleared.
     type: str
   vrf_vxlan:
@@ -176,9 +192,19 @@ options:
       - V(evpn). Whether ARP and neighbour discovery suppression is disabled (wire name C(disable-arp-nd-suppression)).
       - Undeclared means PVE's default, off; set by hand, it is cleared with C(delete=disable-arp-nd-suppression).
     type: bool
+  rt_import:
+    description:
+      - V(evpn). Route targets imported into the zone's VRF besides its own (wire name C(rt-import)), each
+        C(<asn>:<number>) such as V(65000:100), compared order-free.
+      - Undeclared or V([]) means none; a list set by hand is cleared with C(delete=rt-import).
+    type: list
+    elements: str
 seealso:
   - module: homeflare.proxmox.sdn_vnet
   - module: homeflare.proxmox.sdn_subnet
+  - module: homeflare.proxmox.sdn_controller
+  - module: homeflare.proxmox.sdn_ipam
+  - module: homeflare.proxmox.sdn_dns
   - module: homeflare.proxmox.sdn_apply
 '''
 

@@ -55,14 +55,14 @@ def test_every_family_through_declare(sim, playbook):
     with sim.state.lock:
         sim.state.guests.update(GUESTS)
     seed_guests(sim)
-    # every declare family but the six of the foundation, the six network ones (staged objects and their
-    # applies) and the eight storage hardware ones, which test_network_families and test_storage_hw_families run
-    # through declare by the cluster role, the backup server's (test_pbs_families: a task of their own) and the
-    # day-0 ones before the realm (test_day0_declare.py), storage content (test_content_families: its drift is an
-    # upload, and its declare test fetches on two nodes), backup, an action (test_backup_family's declare test), and
-    # the two SDN fabric families (staged: test_fabric_families runs them through declare with their apply) and
+    # every declare family but the six of the foundation, the nine network ones (staged objects, their applies,
+    # the SDN controller, IPAM and DNS server) and the eight storage hardware ones, which test_network_families,
+    # test_sdn_evpn and test_storage_hw_families run through declare (or the cluster role), the backup server's
+    # (test_pbs_families: a task of their own) and the day-0 ones before the realm (test_day0_declare.py), storage
+    # content (test_content_families: its drift is an upload, and its declare test fetches on two nodes), backup, an
+    # action (test_backup_family's declare test), the two SDN fabric families (staged: test_fabric_families runs them through declare with their apply) and
     # realm_sync, an action on a directory (test_realm_sync's declare test)
-    assert len(MODULES) == len(ORDER) - 6 - 6 - 8 - len([module for module in ORDER if module.startswith('pbs_')]) - len(
+    assert len(MODULES) == len(ORDER) - 6 - 9 - 8 - len([module for module in ORDER if module.startswith('pbs_')]) - len(
         ORDER[:ORDER.index('realm')]) - 1 - 1 - 2 - 1
 
     api(sim, [TOKEN_MADE_BEFORE])

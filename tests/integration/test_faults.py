@@ -189,6 +189,9 @@ READ = {
     'sdn_fabric': r'^/cluster/sdn/fabrics/fabric/f1$',
     # the node's own read (its task lists the staged fabrics first, for its fabric)
     'sdn_fabric_node': r'^/cluster/sdn/fabrics/node/under/node1$',
+    'sdn_controller': r'^/cluster/sdn/controllers/bgpnode1$',
+    'sdn_ipam': r'^/cluster/sdn/ipams/netbox$',
+    'sdn_dns': r'^/cluster/sdn/dns/pdns$',
     'storage': r'^/storage/backup1$',
     'user': r'^/access/users/alice@pve$',
     'zfs_pool': r'^/nodes/node2/disks/zfs/tank$',
@@ -279,6 +282,9 @@ IGNORED.update({
     # a fabric or its node has no comment: PVE's default interval instead, or a node without its interfaces
     'sdn_fabric': ('hello_interval', 'hello_interval', FAMILIES['sdn_fabric']['args']),
     'sdn_fabric_node': ('interfaces', 'interfaces', FAMILIES['sdn_fabric_node']['args']),
+    'sdn_controller': ('ebgp', 'ebgp', FAMILIES['sdn_controller']['args']),
+    'sdn_ipam': ('fingerprint', 'fingerprint', dict(FAMILIES['sdn_ipam']['args'], fingerprint=':'.join(['AB'] * 32))),
+    'sdn_dns': ('ttl', 'ttl', FAMILIES['sdn_dns']['args']),
     'lxc': ('cores', 'cores', FAMILIES['lxc']['args']),
     'vm': ('cores', 'cores', FAMILIES['vm']['args']),
     # PVE's default instead (warn): the pool settles for settle_timeout, then fails naming it
@@ -345,6 +351,12 @@ OTHER_WRITER_CREATES = {
     'sdn_zone': ('POST', '/cluster/sdn/zones', {'zone': 'lab', 'type': 'vlan', 'bridge': 'vmbr0', 'mtu': '1450',
                                                 'nodes': 'node1,node2'}),
     'sdn_vnet': ('POST', '/cluster/sdn/vnets', {'vnet': 'web', 'zone': 'base', 'alias': 'Web tier'}),
+    'sdn_controller': ('POST', '/cluster/sdn/controllers', {'controller': 'bgpnode1', 'type': 'bgp', 'node': 'node1',
+                                                            'asn': '65000', 'peers': '192.0.2.1', 'ebgp': '1'}),
+    'sdn_ipam': ('POST', '/cluster/sdn/ipams', {'ipam': 'netbox', 'type': 'netbox', 'url': 'https://netbox.lab/api',
+                                                'token': 'another-writers-token'}),
+    'sdn_dns': ('POST', '/cluster/sdn/dns', {'dns': 'pdns', 'type': 'powerdns', 'key': 'another-writers-key',
+                                             'url': 'https://pdns.lab/api/v1/servers/localhost', 'ttl': '3600'}),
     'lxc': ('POST', '/nodes/node1/lxc', {
         'vmid': '201', 'hostname': 'web1', 'ostemplate': LXC['ostemplate'], 'unprivileged': '1', 'cores': '1',
         'memory': '512', 'rootfs': 'local-lvm:4', 'net0': 'name=eth0,bridge=vmbr0,ip=dhcp', 'tags': 'web'}),
@@ -410,8 +422,9 @@ NOT_APPLICABLE.update({
                                            'ignores") or by the create refusal (row "created underneath")'
     for family in MODULES if family not in ('storage', 'firewall_alias', 'firewall_options', 'notification_endpoint',
                                             'notification_matcher', 'realm', 'replication_job', 'sdn_zone',
-                                            'sdn_vnet', 'sdn_subnet', 'sdn_fabric', 'sdn_fabric_node', 'lxc', 'vm',
-                                            'apt_repository', 'acme_plugin', 'node_hosts', 'node_config',
+                                            'sdn_vnet', 'sdn_subnet', 'sdn_fabric', 'sdn_fabric_node', 'sdn_controller',
+                                            'sdn_ipam', 'sdn_dns', 'lxc', 'vm', 'apt_repository', 'acme_plugin',
+                                            'node_hosts', 'node_config',
                                             'hardware_mapping')
     and family not in PBS_FAMILIES
 })
@@ -907,6 +920,11 @@ DIGEST_EDITS = {
                    [{'protocol': 'openfabric', 'hello_interval': ('10', '20')}]),
     'sdn_fabric_node': (r'^/cluster/sdn/fabrics/node/under/node1$', '/cluster/sdn/fabrics/fabric/under',
                         [{'protocol': 'openfabric', 'csnp_interval': ('10', '20')}]),
+    # the other controller, IPAM and DNS server of the same file (test_network_families.SETUP)
+    'sdn_controller': (r'^/cluster/sdn/controllers/bgpnode1$', '/cluster/sdn/controllers/isis2',
+                       [{'loopback': ('lo1', 'lo2')}]),
+    'sdn_ipam': (r'^/cluster/sdn/ipams/netbox$', '/cluster/sdn/ipams/php', [{'section': ('2', '3')}]),
+    'sdn_dns': (r'^/cluster/sdn/dns/pdns$', '/cluster/sdn/dns/pdnstwo', [{'ttl': ('120', '180')}]),
     # an undeclared key of the same guest's config file
     'lxc': (r'^/nodes/node1/lxc/201/config$', '/nodes/node1/lxc/201/config', [{'description': 'edit {n}'}] * 2),
     'vm': (r'^/nodes/node1/qemu/202/config$', '/nodes/node1/qemu/202/config', [{'description': 'edit {n}'}] * 2),

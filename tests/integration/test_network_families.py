@@ -15,12 +15,21 @@ from conftest import EXECUTION_PATHS, reconfirms
 from test_ha_families import task
 from test_matrix import api
 
+FINGERPRINT = ':'.join(['AB'] * 32)
+
 # Each object stands on its own (the fault matrix runs them in any order): the vnet's zone, the subnet's
 # vnet and another subnet are there before, and live.
 SETUP = [
     ('POST', '/cluster/sdn/zones', {'zone': 'base', 'type': 'simple'}),
     ('POST', '/cluster/sdn/vnets', {'vnet': 'app', 'zone': 'base'}),
     ('POST', '/cluster/sdn/vnets/app/subnets', {'subnet': '10.30.0.0/24', 'type': 'subnet'}),
+    # another controller, IPAM and DNS server in the same files (for another writer to edit)
+    ('POST', '/cluster/sdn/controllers', {'controller': 'isis2', 'type': 'isis', 'node': 'node2', 'isis-domain': 'lab',
+                                          'isis-net': '49.0001.1921.6800.1002.00', 'isis-ifaces': 'eno1'}),
+    ('POST', '/cluster/sdn/ipams', {'ipam': 'php', 'type': 'phpipam', 'url': 'https://phpipam.lab/api/pve',
+                                    'token': 'php-token-5c2d', 'section': '1'}),
+    ('POST', '/cluster/sdn/dns', {'dns': 'pdnstwo', 'type': 'powerdns', 'url': 'https://pdns2.lab/api/v1/servers/x',
+                                  'key': 'pdns-two-key-8e4f', 'ttl': '60'}),
     ('PUT', '/cluster/sdn', {}),
 ]
 
@@ -50,6 +59,31 @@ MATRIX = {
         drifted={'alias': 'alias', 'isolate_ports': 'isolate-ports'},
         absent={'vnet': 'web', 'state': 'absent'},
     ),
+    # a node's BGP speaker (one per node; the cluster's one evpn controller is test_sdn_evpn's)
+    'sdn_controller': dict(
+        prefix='/cluster/sdn/controllers',
+        args={'controller': 'bgpnode1', 'type': 'bgp', 'node': 'node1', 'asn': 65000, 'peers': ['192.0.2.1'],
+              'ebgp': True},
+        drift=[('PUT', '/cluster/sdn/controllers/bgpnode1', {'asn': '65001', 'loopback': 'dummy0'})],
+        drifted={'asn': 'asn', 'loopback': 'loopback'},
+        absent={'controller': 'bgpnode1', 'state': 'absent'},
+    ),
+    # written directly (no running copy): its token is a secret, never compared or shown
+    'sdn_ipam': dict(
+        prefix='/cluster/sdn/ipams',
+        args={'ipam': 'netbox', 'type': 'netbox', 'url': 'https://netbox.lab/api', 'token': 'netbox-token-7f3a'},
+        drift=[('PUT', '/cluster/sdn/ipams/netbox', {'url': 'https://netbox.old/api', 'fingerprint': FINGERPRINT})],
+        drifted={'url': 'url', 'fingerprint': 'fingerprint'},
+        absent={'ipam': 'netbox', 'state': 'absent'},
+    ),
+    'sdn_dns': dict(
+        prefix='/cluster/sdn/dns',
+        args={'dns': 'pdns', 'type': 'powerdns', 'url': 'https://pdns.lab/api/v1/servers/localhost',
+              'key': 'pdns-key-9b1e', 'ttl': 3600},
+        drift=[('PUT', '/cluster/sdn/dns/pdns', {'ttl': '60', 'reversemaskv6': '56'})],
+        drifted={'ttl': 'ttl', 'reversemaskv6': 'reversemaskv6'},
+        absent={'dns': 'pdns', 'state': 'absent'},
+    ),
     'sdn_subnet': dict(
         prefix='/cluster/sdn/vnets/app/subnets',
         args={'vnet': 'app', 'subnet': '10.20.0.0/24', 'gateway': '10.20.0.1', 'snat': True,
@@ -68,6 +102,11 @@ SDN_APPLY = ('PUT', '/cluster/sdn')
 NODE1_APPLY = ('PUT', '/nodes/node1/network')
 
 ZONE = {'zone': 'lab', 'type': 'vlan', 'bridge': 'vmbr0'}
+EVPN_ZONE = {'zone': 'ev', 'type': 'evpn', 'controller': 'evpn1', 'vrf_vxlan': 10000}
+EVPN = {'controller': 'evpn1', 'type': 'evpn', 'asn': 65000, 'peers': ['10.0.0.1']}
+NETBOX = {'ipam': 'netbox', 'type': 'netbox', 'url': 'https://netbox.lab/api', 'token': 'netbox-token-7f3a'}
+# a key no message holds by chance (Ansible masks a no_log value wherever it appears)
+PDNS = {'dns': 'pdns', 'type': 'powerdns', 'url': 'https://pdns.lab/api/v1/servers/localhost', 'key': 'pdns-bad-key-31'}
 BOND = {'node': 'node1', 'iface': 'bond0', 'type': 'bond', 'slaves': ['eno2'], 'bond_mode': 'active-backup'}
 
 
@@ -89,6 +128,42 @@ BAD_INPUT = [
     ('sdn_zone', zone(mtu='jumbo'), 'mtu'),
     ('sdn_zone', zone(nodes=['node_1']), 'nodes'),
     ('sdn_zone', {'zone': 'lab'}, 'type'),
+    ('sdn_zone', {'zone': 'lab', 'type': 'vxlan', 'peers': ['10.0.0.1'], 'fabric': 'under'}, 'fabric'),
+    ('sdn_zone', {'zone': 'lab', 'type': 'vxlan', 'fabric': 'under_1'}, 'fabric'),
+    ('sdn_zone', dict(EVPN_ZONE, rt_import=['65000:x']), 'rt_import'),
+    ('sdn_zone', dict(EVPN_ZONE, vrf_vxlan=16777216), 'vrf_vxlan'),
+    ('sdn_zone', {'zone': 'ev', 'type': 'evpn', 'vrf_vxlan': 100}, 'controller'),
+    ('sdn_zone', zone(dnszone='lab.example.org'), 'dnszone'),
+    ('sdn_zone', zone(fabric='under'), 'fabric'),
+    # sdn_controller
+    ('sdn_controller', {'controller': 'e', 'type': 'evpn', 'asn': 65000, 'peers': ['10.0.0.1']}, 'controller'),
+    ('sdn_controller', dict(EVPN, controller='evpn 1'), 'controller'),
+    ('sdn_controller', dict(EVPN, asn=4294967296), 'asn'),
+    ('sdn_controller', dict(EVPN, peers=['10.0.0.300']), 'peers'),
+    ('sdn_controller', dict(EVPN, fabric='under'), 'fabric'),
+    ('sdn_controller', {'controller': 'evpn1', 'type': 'evpn', 'asn': 65000}, 'peers'),
+    ('sdn_controller', dict(EVPN, node='node1'), 'node'),
+    ('sdn_controller', {'controller': 'bgp1', 'type': 'bgp', 'asn': 65000, 'peers': ['10.0.0.1']}, 'node'),
+    ('sdn_controller', {'controller': 'isis1', 'type': 'isis', 'node': 'node1', 'isis_domain': 'lab',
+                        'isis_ifaces': ['eno1'], 'isis_net': '49.1'}, 'isis_net'),
+    ('sdn_controller', {'controller': 'isis1', 'type': 'isis', 'node': 'node1', 'isis_domain': 'lab',
+                        'isis_net': '49.0001.1921.6800.1001.00'}, 'isis_ifaces'),
+    ('sdn_controller', {'controller': 'f1', 'type': 'faucet'}, 'type'),
+    ('sdn_controller', {'controller': 'evpn1'}, 'type'),
+    # sdn_ipam
+    ('sdn_ipam', dict(NETBOX, ipam='net-box'), 'ipam'),
+    ('sdn_ipam', dict(NETBOX, url=None), 'url'),
+    ('sdn_ipam', dict(NETBOX, section=1), 'section'),
+    ('sdn_ipam', dict(NETBOX, type='phpipam'), 'section'),
+    ('sdn_ipam', dict(NETBOX, fingerprint='AB:CD'), 'fingerprint'),
+    ('sdn_ipam', dict(NETBOX, update_secret='sometimes'), 'update_secret'),
+    ('sdn_ipam', {'ipam': 'pve', 'state': 'absent'}, 'ipam'),
+    # sdn_dns
+    ('sdn_dns', dict(PDNS, dns='p'), 'dns'),
+    ('sdn_dns', dict(PDNS, url=None), 'url'),
+    ('sdn_dns', dict(PDNS, ttl='hour'), 'ttl'),
+    ('sdn_dns', dict(PDNS, type='bind'), 'type'),
+    ('sdn_dns', dict(PDNS, reversev6mask=64), 'reversev6mask'),
     # sdn_vnet
     ('sdn_vnet', {'vnet': 'webfrontend', 'zone': 'lab'}, 'vnet'),
     ('sdn_vnet', {'vnet': 'web-1', 'zone': 'lab'}, 'vnet'),

@@ -119,6 +119,21 @@ def _sdn_id(kind):
     return check
 
 
+def verify_sdn_controller_id(value):
+    """pve-network Controllers/Plugin.pm parse_sdn_controller_id (before ecf98c5, as PVE 9.1's schema names it)."""
+    if not re.match(r"^[a-z][a-z0-9_-]*[a-z0-9]$", value, re.I):
+        raise FormatError(f"controller ID '{value}' contains illegal characters")
+    if len(value) > 64:
+        raise FormatError(f"controller ID '{value}' can't be more length than 64 characters")
+
+
+def verify_sdn_bgp_rt(value):
+    """pve-network Zones/EvpnPlugin.pm pve_verify_sdn_bgp_rt: <asn>:<id>, each at most 2^32 - 1."""
+    match = re.match(r"^(\d+):(\d+)$", value)
+    if not match or int(match.group(1)) > 4294967295 or int(match.group(2)) > 4294967295:
+        raise FormatError("value does not look like a valid bgp route-target")
+
+
 def verify_sdn_subnet_id(value):
     """pve-network SubnetPlugin parse_sdn_subnet_id: a CIDR, or the stored id <zone>-<network>-<mask>."""
     if "/" in value:
@@ -324,9 +339,17 @@ FORMATS = {
     "pve-sdn-zone-id": _sdn_id("zone"),
     "pve-sdn-vnet-id": _sdn_id("vnet"),
     "pve-sdn-subnet-id": verify_sdn_subnet_id,
-    # pve-network PVE/Network/SDN/Fabrics.pm's pve-sdn-fabric-id
+    "pve-sdn-controller-id": verify_sdn_controller_id,
+    # Ipams/Plugin.pm parse_sdn_ipam_id, Dns/Plugin.pm parse_sdn_dns_id (before ecf98c5)
+    "pve-sdn-ipam-id": _regex(r"^[a-z][a-z0-9]*[a-z0-9]$", "ipam ID '{value}' contains illegal characters", re.I),
+    "pve-sdn-dns-id": _regex(r"^[a-z][a-z0-9]*[a-z0-9]$", "dns ID '{value}' contains illegal characters", re.I),
+    # Fabrics.pm's registered format
     "pve-sdn-fabric-id": _regex(r"^[a-zA-Z0-9][a-zA-Z0-9-]{0,6}[a-zA-Z0-9]?$",
-                                "Fabric ID '{value}' contains illegal characters"),
+                                "Fabric ID '{value}' contains illegal characters", re.I),
+    # Controllers/IsisPlugin.pm pve_verify_sdn_isis_net
+    "pve-sdn-isis-net": _regex(r"^[a-fA-F0-9]{2}(\.[a-fA-F0-9]{4}){3,9}\.[a-fA-F0-9]{2}$",
+                               "value does not look like a valid isis net"),
+    "pve-sdn-bgp-rt": verify_sdn_bgp_rt,
     "pve-vlan-id-or-range": verify_vlan_id_or_range,
     "pve-bridge-id": _regex(r"^[-_.\w\d]+$", "invalid bridge ID '{value}'"),
     "pve-tag": _regex(r"^(?i:[a-z0-9_][a-z0-9_\-\+\.]*)$", "invalid characters in tag"),

@@ -156,6 +156,10 @@ SAMPLES = [
     'BC:24:11', 'BC:24:11:', 'BC:24:11:0', 'bd:24', '100-0', '99-0', '100-', 'pve.lab', 'ops team',
     'vmbr0', 'eno1.10', 'bond0:1', 'e' + 'x' * 21, 'vlan_1', '1', '2', '4094', '4095', '10-20', '2-4095', '10-',
     'abcdefgh', 'abcdefghi', 'zone1-', 'fd00::/8', '10.0.0.0/24,10.1.0.0/16', '10.0.0.1 fe80::1',
+    # SDN controllers, IPAMs, DNS servers, fabrics: ids, IS-IS network entity titles, route targets
+    'evpn_1', 'evpn-', 'e' * 65, 'fab-1', '1fab', 'fabric123', '49.0001.1921.6800.1001.00',
+    '49.0001.1921.6800.1001', '49.0001.1921.6800.100g.00', '65000:100', '65000:', '4294967296:1', '1:4294967295',
+    '65000:100,65001:7',
 ]
 COMPARED = sorted(name for name in FORMATS if re.sub(r'-(list|opt)$', '', name) in SIMULATED
                   and name != 'pve-calendar-event')  # the simulator accepts any printable calendar event

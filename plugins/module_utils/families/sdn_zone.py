@@ -7,14 +7,19 @@ A write is staged; nothing is live until ``sdn_apply``. Every option the type ta
 default when undeclared (PVE leaves the key out), so an option set by hand is drift, cleared with
 ``delete=`` (an integer cannot be cleared with ``''``). The options a type needs (a vlan zone's
 bridge, an evpn zone's controller) cannot be cleared, so they are required instead.
+
+What a zone names (its controller, IPAM, DNS servers, fabric) must be live or declared beside it in the same
+``declare``: judged before any write (sdn_references.py).
 """
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import Flag, Integer, Text, TokenSet
 from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Absence, Lifecycle, Listing, Where
+from ansible_collections.homeflare.proxmox.plugins.module_utils.sdn_references import check_named
 from ansible_collections.homeflare.proxmox.plugins.module_utils.staging import Staged
 from ansible_collections.homeflare.proxmox.plugins.module_utils.type_rules import TypeRules
 
@@ -25,14 +30,16 @@ ZONE_TYPES = TypeRules('zone', {
     'vlan': dict(options=_COMMON + ['bridge', 'bridge-disable-mac-learning'], required=['bridge']),
     'qinq': dict(options=_COMMON + ['bridge', 'bridge-disable-mac-learning', 'tag', 'vlan-protocol'],
                  required=['bridge', 'tag']),
-    # PVE 9 takes peers or a fabric; fabrics are not managed here, so a vxlan zone names its peers.
-    'vxlan': dict(options=_COMMON + ['peers', 'vxlan-port'], required=['peers']),
-    # rt-import is not managed (compared only as PVE keeps it: undeclared, it is left alone).
+    # PVE 9 takes its peers or a fabric (exactly one: check_declaration).
+    'vxlan': dict(options=_COMMON + ['peers', 'fabric', 'vxlan-port']),
     'evpn': dict(options=_COMMON + ['controller', 'vrf-vxlan', 'mac', 'exitnodes', 'exitnodes-primary',
                                     'exitnodes-local-routing', 'advertise-subnets', 'disable-arp-nd-suppression',
-                                    'bridge-disable-mac-learning', 'vxlan-port'],
+                                    'bridge-disable-mac-learning', 'rt-import', 'vxlan-port'],
                  required=['controller', 'vrf-vxlan']),
 })
+# What a zone's options name (sdn_references.KINDS), checked before any write.
+REFERENCES = (('controller', 'controller'), ('ipam', 'ipam'), ('dns', 'dns'), ('reversedns', 'dns'),
+              ('fabric', 'fabric'))
 
 
 def default(kind, wire, **kwargs):
@@ -47,7 +54,33 @@ def needed(kind, wire, **kwargs):
     return kind(wire, **kwargs)
 
 
-FAMILY = Staged(
+class ZoneFamily(Staged):
+    def check_declaration(self, declaration):
+        """VxlanPlugin on_update_hook: exactly one of peers and fabric; the zone API: a dnszone needs its dns server.
+        Both refused by PVE after the lock; here before any request."""
+        values = declaration.values
+        if declaration.state != 'present':
+            return
+        if values.get('type') == 'vxlan' and bool(values.get('peers')) == bool(values.get('fabric')):
+            raise DeclarationError('option peers or option fabric: a vxlan zone has exactly one of them (the peers\' '
+                                   'addresses, or the fabric whose nodes carry the tunnels)')
+        if values.get('dnszone') and not values.get('dns'):
+            raise DeclarationError('option dnszone: the zone registers names in it through its dns server, so it '
+                                   'needs option dns too')
+
+    def check_references(self, declaration, raw, batch, client):
+        """The controller, IPAM, DNS servers and fabric the zone names: live, or declared in the same task."""
+        names = []
+        taken = self.type_rules.taken(declaration.values.get('type')) or []
+        for wire, kind in REFERENCES:
+            option = wire.replace('-', '_')
+            value = declaration.values.get(option)
+            if wire in taken and not (kind == 'ipam' and value == 'pve'):
+                names.append((option, kind, value))
+        check_named(client, self, declaration, raw, batch, names)
+
+
+FAMILY = ZoneFamily(
     'sdn_zone', 'sdn_zone',
     identity=[Text('zone', required=True, format='pve-sdn-zone-id')],
     fields=[
@@ -68,7 +101,9 @@ FAMILY = Staged(
         needed(Integer, 'tag', minimum=0),
         Text('vlan-protocol', default='802.1q', absent_means='802.1q', clear='delete',
              choices=['802.1q', '802.1ad']),
-        needed(TokenSet, 'peers', format='ip-list'),
+        # A vxlan zone's peers, or its fabric (a zone moved onto a fabric has its peers cleared in the same write).
+        default(TokenSet, 'peers', format='ip-list'),
+        default(Text, 'fabric', format='pve-sdn-fabric-id'),
         Integer('vxlan-port', default=4789, absent_means=4789, clear='delete', minimum=1, maximum=65536),
         needed(Text, 'controller'),
         needed(Integer, 'vrf-vxlan', minimum=1, maximum=16777215),
@@ -79,6 +114,8 @@ FAMILY = Staged(
         default(Flag, 'exitnodes-local-routing'),
         default(Flag, 'advertise-subnets'),
         default(Flag, 'disable-arp-nd-suppression'),
+        # Route targets imported into the zone's VRF, besides its own.
+        default(TokenSet, 'rt-import', format='pve-sdn-bgp-rt-list'),
     ],
     where=Where(collection='/cluster/sdn/zones', item='/cluster/sdn/zones/{zone}',
                 listing=Listing('/cluster/sdn/zones'), absence=Absence((500,), r"^sdn '.*' does not exist"),

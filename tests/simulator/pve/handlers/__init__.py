@@ -6,6 +6,7 @@ from . import access_ticket, acl, cluster, groups, pools, roles, storage, tasks,
 from . import (  # noqa: F401,E402
     backup, ceph, ceph_daemons, cluster_options, domains, firewall, guests, ha, lxc, metrics, network,
     notifications, qemu, replication, sdn, zfs)
+from . import sdn_plugins  # noqa: F401,E402
 from . import ceph_mon, ceph_osd  # noqa: F401,E402
 from . import cloudinit, guest_disks, storage_content  # noqa: F401,E402
 from . import content_sources  # noqa: F401,E402

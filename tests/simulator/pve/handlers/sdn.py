@@ -16,8 +16,9 @@ options() and their vnet_update_hook / on_update_hook / on_delete_hook), ``VnetP
   ``check_cfs_quorum`` first (``cluster not ready - no quorum?``).
 * Where PVE dies without a newline, Perl appends the source line: those lines are pve-network's at
   commit ecf98c5 (2026-03-31; they move between releases).
-* Not simulated: controllers, DNS servers and other IPAMs (only the built-in ``pve`` exists, so
-  an evpn zone never finds its controller), the IPAM database (gateways and allocations),
+* Controllers, IPAMs and DNS servers are sdn_plugins.py's; a zone's checks of the ones it names
+  (the zone API's dns/reversedns/ipam checks, EvpnPlugin's controller) read them there.
+* Not simulated: the IPAM database (gateways and allocations),
   the global lock of ``/cluster/sdn/lock`` (``lock-token`` is accepted and ignored) and the node
   network reload the apply starts on every node. Fabrics are sdn_fabrics.py's (their tables live in
   ``state.sdn`` so the apply commits them too).
@@ -73,8 +74,6 @@ SUBNET_OPTIONS = {"vnet": True, "gateway": False, "snat": False, "dnszoneprefix"
                   "dhcp-dns-server": False}
 # Zones::Plugin decode_value: node lists are kept as sets, answered sorted and comma-joined.
 NODE_LISTS = ("nodes", "exitnodes")
-# Ipams::config always adds the built-in IPAM; /cluster/sdn/ipams is not simulated.
-IPAMS = ("pve",)
 NOT_FOUND = {"zones": "sdn '{}' does not exist", "vnets": "sdn vnet '{}' does not exist",
              "subnets": "sdn subnet '{}' does not exist"}
 # SubnetPlugin's pve-sdn-dhcp-range (the simulator's formats do not know it); 'ip' is no JSON type.
@@ -84,7 +83,8 @@ DHCP_RANGES = {"type": "array", "items": {"type": "string", "format": DHCP_RANGE
 # Where the dies without a newline happen (file, line) at pve-network ecf98c5: Zones/Plugin.pm on_delete_hook,
 # Zones/EvpnPlugin.pm on_update_hook, and the vnet API's create/update calling SectionConfig lookup (croak).
 ZONE_IN_USE_AT = ("PVE/Network/SDN/Zones/Plugin.pm", 148)
-EVPN_CONTROLLER_AT = ("PVE/Network/SDN/Zones/EvpnPlugin.pm", 354)
+EVPN_ZONE_PM = "PVE/Network/SDN/Zones/EvpnPlugin.pm"
+EVPN_CONTROLLER_AT = (EVPN_ZONE_PM, 354)
 VNETS_PM = "PVE/API2/Network/SDN/Vnets.pm"
 VNET_CREATE_LOOKUP, VNET_UPDATE_LOOKUP = 326, 402
 
@@ -296,32 +296,44 @@ def apply(ctx, p):
     return state.start_task(ctx.node, "reloadnetworkall", "", ctx.authid, exitstatus=failure or "OK", log=log)
 
 
-@route("GET", "/cluster/sdn/controllers")
-def controller_index(ctx, p):
-    """API2/Network/SDN/Controllers.pm index. Controllers are not simulated: every view is empty."""
-    return []
-
-
 # -- zones -------------------------------------------------------------------------------------
 
-def _check_zone_references(settings):
-    """The zone API's checks of the DNS servers and the IPAM named in a write."""
+def _check_zone_references(state, settings):
+    """The zone API's checks of the DNS servers and the IPAM a write names (Zones.pm create/update)."""
+    from . import sdn_plugins  # it builds on this module
     for key in ("dns", "reversedns"):
-        if settings.get(key):
-            raise param_exc({key: f"{settings[key]} don't exist"})  # no DNS server is configured
+        if settings.get(key) and settings[key] not in sdn_plugins.dns_ids(state):
+            raise param_exc({key: f"{settings[key]} don't exist"})
     if settings.get("dnszone") and not settings.get("dns"):
         raise param_exc({"dnszone": "missing dns server"})
-    if settings.get("ipam") and settings["ipam"] not in IPAMS:
+    if settings.get("ipam") and settings["ipam"] not in sdn_plugins.ipam_ids(state):
         raise param_exc({"ipam": f"{settings['ipam']} not existing"})
 
 
-def _zone_update_hook(zone):
-    """VxlanPlugin / EvpnPlugin on_update_hook (the other types have none)."""
+def _zone_update_hook(state, zoneid):
+    """VxlanPlugin / EvpnPlugin on_update_hook (the other types have none). EvpnPlugin overrides
+    Vxlan's: its controller must be a staged evpn controller, its vrf-vxlan unique, and a zone
+    without a mac gets a random one (datacenter.cfg's mac_prefix)."""
+    from . import sdn_plugins
+    from .guests import random_mac
+    zones = state.sdn["zones"]
+    zone = zones[zoneid]
     if zone["type"] == "vxlan" and bool(zone.get("peers")) == bool(zone.get("fabric")):
         message = "must have exactly one of peers / fabric defined"
         raise param_exc({"fabric": message, "peers": message})
-    if zone["type"] == "evpn":  # no controller is configured
+    if zone["type"] != "evpn":
+        return
+    controller = sdn_plugins.controllers(state).get(zone["controller"])
+    if controller is None:
         raise die_at(f"controller {zone['controller']} don't exist", *EVPN_CONTROLLER_AT)
+    if controller["type"] != "evpn":
+        raise die_at(f"{zone['controller']} is not a evpn controller type", EVPN_ZONE_PM, 356)
+    for other, section in sorted(zones.items()):
+        if other != zoneid and section.get("vrf-vxlan") is not None and \
+                str(section["vrf-vxlan"]) == str(zone["vrf-vxlan"]):
+            raise die_at(f"vrf-vxlan {zone['vrf-vxlan']} is already declared in {other}", EVPN_ZONE_PM, 366)
+    if zone.get("mac") is None:
+        zone["mac"] = random_mac(state)
 
 
 @route("GET", "/cluster/sdn/zones")
@@ -357,10 +369,10 @@ def zone_create(ctx, p):
         zones = state.sdn["zones"]
         if zoneid in zones:
             raise die(f"sdn zone object ID '{zoneid}' already defined")
-        _check_zone_references(settings)
+        _check_zone_references(state, settings)
         zones[zoneid] = {"type": typ}
         _store(zones[zoneid], settings)
-        _zone_update_hook(zones[zoneid])
+        _zone_update_hook(state, zoneid)
     return None
 
 
@@ -383,8 +395,8 @@ def zone_update(ctx, p):
         _store(zone, settings)
         if zone.get("ipam") != old_ipam and any(sid.split("-")[0] == zoneid for sid in state.sdn["subnets"]):
             raise param_exc({"ipam": "can't change ipam if a subnet is already defined in this zone"})
-        _check_zone_references(settings)
-        _zone_update_hook(zone)
+        _check_zone_references(state, settings)
+        _zone_update_hook(state, zoneid)
     return None
 
 
