@@ -190,3 +190,31 @@ def test_the_export_declares_fabrics_and_nodes_back(sim, playbook):
     assert {'id': 'under', 'protocol': 'openfabric', 'ip_prefix': '10.254.0.0/24'} in objects['sdn_fabric']
     assert {'fabric': 'under', 'node': 'node1', 'ip': '10.254.0.1', 'interfaces': ['name=ens19']} in \
         objects['sdn_fabric_node']
+
+
+def test_a_vxlan_zone_and_an_evpn_controller_run_over_a_fabric_declared_beside_them(sim, playbook):
+    objects = {'sdn_fabric': [FABRIC], 'sdn_fabric_node': [NODE, node(node='node2', ip='10.0.0.2')],
+               'sdn_controller': [{'controller': 'evpnf', 'type': 'evpn', 'asn': 65001, 'fabric': 'f1'}],
+               'sdn_zone': [{'zone': 'overlay', 'type': 'vxlan', 'fabric': 'f1'}], 'sdn_apply': [{}]}
+    sim.clear_log()
+    run = playbook([task(sim, 'declare', {'objects': objects})], env=EXECUTION_PATHS['controller'])
+    assert run.rc == 0, [line['result'].get('msg') for line in run.failed]
+    # the fabric and its nodes first, then what runs over them, one apply
+    assert [(entry['method'], entry['path']) for entry in sim.writes()] == [
+        ('POST', '/cluster/sdn/fabrics/fabric'), ('POST', '/cluster/sdn/fabrics/node/f1'),
+        ('POST', '/cluster/sdn/fabrics/node/f1'), ('POST', '/cluster/sdn/controllers'), ('POST', '/cluster/sdn/zones'),
+        SDN_APPLY]
+    running = sim.state.sdn_running
+    assert running['zones']['overlay']['fabric'] == 'f1' and running['controllers']['evpnf']['fabric'] == 'f1'
+
+    sim.clear_log()
+    again = playbook([task(sim, 'declare', {'objects': objects})], env=EXECUTION_PATHS['controller'])
+    assert again.rc == 0 and again.result()['changed'] is False and sim.writes() == []
+
+    # the fabric cannot go while the zone and the controller run over it: PVE refuses, nothing is removed
+    sim.clear_log()
+    gone = playbook([task(sim, 'sdn_fabric', {'id': 'f1', 'state': 'absent'}, ignore_errors=True)],
+                    env=EXECUTION_PATHS['controller'])
+    assert gone.results[0]['status'] == 'failed'
+    assert 'this fabric is still used' in gone.results[0]['result']['msg'], gone.results[0]['result']
+    assert 'f1' in sim.state.sdn['fabrics']
