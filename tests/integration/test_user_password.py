@@ -75,7 +75,7 @@ def test_a_password_set_on_create_logs_in_and_always_sets_it_again(sim, playbook
     assert sim.writes() == [] and logs_in(sim, FIRST)
 
     # a real run sets it (the password endpoint alone: nothing else drifted) and says so, every run
-    for _ in range(2):
+    for _round in range(2):
         run, result = run_one(sim, playbook, path, always, login=True, verbosity=3)
         outputs.append((run.output, result))
         assert result['changed'] is True and result['plan']['changed'] == ['password'], result
@@ -138,7 +138,7 @@ def test_a_pbs_user_created_with_a_password_logs_in_and_always_sets_it_again(sim
     always = dict(declared, password=SECOND, update_password='always')
     result = one(always, login=True, check=True)
     assert result['changed'] is True and result['plan']['changed'] == ['password'] and sim.writes() == []
-    for _ in range(2):
+    for _round in range(2):
         result = one(always, login=True)
         assert result['changed'] is True and result['plan']['changed'] == ['password']
         assert [(entry['method'], entry['path']) for entry in sim.writes()] == [('PUT', '/access/password')]
