@@ -113,8 +113,8 @@ options:
       - V(ldap) and V(ad) - the realm's stored sync defaults (wire C(sync-defaults-options)), what
         M(homeflare.proxmox.realm_sync) uses for an option it leaves out, as PVE's property string
         (C(scope=both,remove-vanished=entry;acl,enable-new=1)) of the keys C(scope) (V(users), V(groups), V(both)),
-        C(remove-vanished) (C(acl), C(properties), C(entry) joined with C(;), or V(none)) and C(enable-new) (a boolean); compared as pairs. The deprecated C(full) and C(purge) are
-        refused (PVE rewrites them into C(remove-vanished)). V('') removes it.
+        C(remove-vanished) (C(acl), C(properties), C(entry) joined with C(;), or V(none)) and C(enable-new) (a boolean);
+        compared as pairs. The deprecated C(full) and C(purge) are refused (PVE rewrites them into C(remove-vanished)). V('') removes it.
     type: str
   group_dn:
     description: V(ldap) and V(ad) - the base DN of the group sync.
