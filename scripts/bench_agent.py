@@ -76,8 +76,9 @@ def run_case(sim, work, case, args, home, source):
     environment = ansible_environment(work, work, PROXMOX_TOKEN_ID=sim.token_id, PROXMOX_TOKEN_SECRET=sim.token_secret)
     if case != 'local':
         del environment['ANSIBLE_REMOTE_TEMP']  # the guest's own ~/.ansible/tmp
-    if case == 'files' and os.path.exists(os.path.join(home, 'bench.bin')):
-        os.remove(os.path.join(home, 'bench.bin'))  # else copy finds it in place and sends nothing
+    for left in (os.path.join(home, 'bench.bin'), fetched):  # else copy and fetch find them in place
+        if case == 'files' and os.path.exists(left):
+            os.remove(left)
     sim.clear_log()
     started = time.perf_counter()
     proc = subprocess.run([os.path.join(BIN, 'ansible-playbook'), '-i', inventory, book], capture_output=True,
