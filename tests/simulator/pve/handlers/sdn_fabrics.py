@@ -292,11 +292,11 @@ def _view(state, p, kind):
     return copy.deepcopy(table), _digest(state)
 
 
-def _fabric_row(fabric):
-    row = copy.deepcopy(fabric)
-    for part in (row, row.get("pending") or {}):
-        if isinstance(part.get("interfaces"), list):
-            part["interfaces"] = list(part["interfaces"])
+def _fabric_row(section, digest=None):
+    """A fabric or node section as the API answers it: a copy, with the config's digest where the view has one."""
+    row = copy.deepcopy(section)
+    if digest:
+        row["digest"] = digest
     return row
 
 
@@ -326,9 +326,7 @@ def list_all(ctx, p):
     res_fabrics, res_nodes = [], []
     for fid in sorted(fabrics):
         if ctx.access.check_any(ctx.authid, f"/sdn/fabrics/{fid}", AUDIT_OR_ALLOCATE, True):
-            row = _fabric_row(fabrics[fid])
-            if digest:
-                row["digest"] = digest
+            row = _fabric_row(fabrics[fid], digest)
             res_fabrics.append(row)
     for sid in sorted(nodes):
         node = nodes[sid]
@@ -337,9 +335,7 @@ def list_all(ctx, p):
         # list_all checks /nodes/$node_id with its hash key, which is the section id <fabric>_<node>
         if not ctx.access.check_any(ctx.authid, f"/nodes/{sid}", NODE_PRIVS, True):
             continue
-        row = _fabric_row(node)
-        if digest:
-            row["digest"] = digest
+        row = _fabric_row(node, digest)
         res_nodes.append(row)
     return {"fabrics": res_fabrics, "nodes": res_nodes}
 
@@ -357,9 +353,7 @@ def fabric_index(ctx, p):
     res = []
     for fid in sorted(fabrics):
         if ctx.access.check_any(ctx.authid, f"/sdn/fabrics/{fid}", AUDIT_OR_ALLOCATE, True):
-            row = _fabric_row(fabrics[fid])
-            if digest:
-                row["digest"] = digest
+            row = _fabric_row(fabrics[fid], digest)
             res.append(row)
     return res
 
@@ -368,8 +362,7 @@ def fabric_index(ctx, p):
 def get_fabric(ctx, p):
     """Fabric.pm get_fabric: the staged fabric with the file's digest."""
     state = ctx.state
-    fabric = _fabric_row(_fabric_or_die(state, p["id"]))
-    fabric["digest"] = _digest(state)
+    fabric = _fabric_row(_fabric_or_die(state, p["id"]), _digest(state))
     return fabric
 
 
@@ -467,9 +460,7 @@ def list_nodes(ctx, p):
             continue
         if not ctx.access.check_any(ctx.authid, f"/nodes/{node_id}", NODE_PRIVS, True):
             continue
-        row = _fabric_row(node)
-        if digest:
-            row["digest"] = digest
+        row = _fabric_row(node, digest)
         res.append(row)
     return res
 
@@ -498,9 +489,7 @@ def list_nodes_fabric(ctx, p):
         node_id = _node_id_of(sid, node)
         if not ctx.access.check_any(ctx.authid, f"/nodes/{node_id}", NODE_PRIVS, True):
             continue
-        row = _fabric_row(node)
-        if digest:
-            row["digest"] = digest
+        row = _fabric_row(node, digest)
         res.append(row)
     return res
 
@@ -509,8 +498,7 @@ def list_nodes_fabric(ctx, p):
 def get_node(ctx, p):
     """FabricNode.pm get_node."""
     state = ctx.state
-    node = _fabric_row(_node_or_die(state, p["fabric_id"], p["node_id"]))
-    node["digest"] = _digest(state)
+    node = _fabric_row(_node_or_die(state, p["fabric_id"], p["node_id"]), _digest(state))
     return node
 
 
