@@ -224,6 +224,7 @@ ansible_proxmox_vmid: 120
 '''
 
 import base64
+import itertools
 import os
 import time
 import uuid
@@ -234,7 +235,7 @@ from ansible.plugins.connection import ConnectionBase
 from ansible.utils.display import Display
 
 from ansible_collections.homeflare.proxmox.plugins.module_utils.api import Repeated
-from ansible_collections.homeflare.proxmox.plugins.module_utils.credentials import CONNECTION_ARGUMENT_SPEC
+from ansible_collections.homeflare.proxmox.plugins.module_utils.credentials import CONNECTION_ARGUMENT_SPEC, member_list
 from ansible_collections.homeflare.proxmox.plugins.module_utils.entry import client_from_params
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import ApiError, ProxmoxError
 
@@ -269,8 +270,7 @@ class Connection(ConnectionBase):
             return self
         vmid = self.get_option('vmid')
         params = dict((name, self.get_option(name)) for name in CONNECTION_ARGUMENT_SPEC)
-        if isinstance(params['api_host'], str):
-            params['api_host'] = [host.strip() for host in params['api_host'].split(',') if host.strip()]
+        params['api_host'] = member_list(params['api_host'])
         try:
             self._client = client_from_params(params, 'pve')
             rows = self._client.request('GET', '/cluster/resources', {'type': 'vm'}, role='provision').data or []
@@ -364,9 +364,7 @@ class Connection(ConnectionBase):
                 return
             # Each chunk a file of its own (written whole, so a repeat is there once), joined by one command.
             stem = '%s.%s.part' % (out_path, uuid.uuid4().hex[:12])
-            for number, chunk in enumerate([first, second]):
-                self._write('%s%08d' % (stem, number), chunk)
-            for number, chunk in enumerate(chunks, 2):
+            for number, chunk in enumerate(itertools.chain([first, second], chunks)):
                 self._write('%s%08d' % (stem, number), chunk)
         join = 'cat -- "$1"[0-9]* > "$2" && rm -f -- "$1"[0-9]*'
         rc, _out, err = self._run(['/bin/sh', '-c', join, 'join', stem, out_path])

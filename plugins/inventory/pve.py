@@ -309,7 +309,8 @@ except ImportError:  # ansible-core < 2.19: every template string is trusted
     def trust_as_template(value):
         return value
 
-from ansible_collections.homeflare.proxmox.plugins.module_utils.credentials import CONNECTION_ARGUMENT_SPEC, check_connection
+from ansible_collections.homeflare.proxmox.plugins.module_utils.credentials import (
+    CONNECTION_ARGUMENT_SPEC, check_connection, member_list)
 from ansible_collections.homeflare.proxmox.plugins.module_utils.entry import client_from_params
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import ApiError, ProxmoxError
 from ansible_collections.homeflare.proxmox.plugins.plugin_utils.inventory import (
@@ -361,8 +362,7 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
 
     def connection_params(self):
         params = dict((name, self.option(name)) for name in CONNECTION_ARGUMENT_SPEC)
-        if isinstance(params['api_host'], str):
-            params['api_host'] = [host.strip() for host in params['api_host'].split(',') if host.strip()]
+        params['api_host'] = member_list(params['api_host'])
         try:
             check_connection(params)
         except ProxmoxError as exc:
@@ -403,8 +403,7 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         base = '/nodes/%s/%s/%s' % (row['node'], row['type'], row['vmid'])
         facts, notes = {}, []
         reads = []
-        agent_candidate = self.by_agent() and row['type'] == 'qemu' and row.get('status') == 'running'
-        if self.get_option('want_config') or agent_candidate:
+        if self.get_option('want_config') or self.agent_candidate(row):
             reads.append(('config', lambda: client.get(base + '/config')))
         if self.get_option('want_snapshots'):
             reads.append(('snapshots', lambda: sorted(snapshot['name'] for snapshot in client.get(base + '/snapshot')
@@ -425,6 +424,10 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
     def by_agent(self):
         return self.get_option('connection_for_vms') == 'qemu_agent'
 
+    def agent_candidate(self, row):
+        """A guest connection_for_vms may give the agent connection, once its config shows the agent enabled."""
+        return self.by_agent() and row['type'] == 'qemu' and row.get('status') == 'running'
+
     @staticmethod
     def addresses(client, row, base):
         if row['type'] == 'qemu':
@@ -443,8 +446,7 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
             variables = guest_vars(row, facts_prefix)
             facts = data['facts'].get(str(row['vmid']))
             variables.update(self.fact_vars(facts, facts_prefix))
-            via_agent = self.by_agent() and row['type'] == 'qemu' and row.get('status') == 'running' \
-                and agent_enabled((facts or {}).get('config'))
+            via_agent = self.agent_candidate(row) and agent_enabled((facts or {}).get('config'))
             if via_agent:
                 variables.update(agent_connection_vars(row, data.get('connection') or {}))
             if not all(self.holds(condition, variables) for condition in conditions):

@@ -116,6 +116,14 @@ def check_timeout(option, value):
         raise DeclarationError('option %s: %s is not a positive number of seconds' % (option, value))
 
 
+def member_list(value):
+    """``api_host`` as a list: a plugin's option may come as one comma-separated string (an inventory file, a host
+    variable), where a module's argument spec splits it itself."""
+    if isinstance(value, str):
+        return [host.strip() for host in value.split(',') if host.strip()]
+    return value
+
+
 def check_connection(params):
     """The PVE/PBS connection options that cannot work, refused naming the option before any request.
 

@@ -11,6 +11,8 @@ __metaclass__ = type
 
 import ipaddress
 
+from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import PropertyString
+
 GUEST_TYPES = ('qemu', 'lxc')
 # What a group_by entry groups by: the row's key and how one row names its groups.
 GROUPINGS = ('node', 'pool', 'tag', 'type', 'status')
@@ -141,15 +143,14 @@ AGENT_CONNECTION_OPTIONS = ('api_host', 'api_port', 'api_token_id', 'api_user', 
                             'bao_kv_mount', 'bao_kv_path', 'bao_creds_mount', 'bao_read_role', 'bao_provision_role',
                             'bao_lease_cache', 'bao_timeout')
 AGENT_CONNECTION = 'homeflare.proxmox.qemu_agent'
+AGENT_OPTION = PropertyString('agent', default_key='enabled')
 
 
 def agent_enabled(config):
-    """Whether a VM config's ``agent`` property string enables the agent (its default key ``enabled``)."""
-    value = str((config or {}).get('agent') or '')
-    first = value.split(',', 1)[0]
-    enabled = first if '=' not in first else dict(
-        part.split('=', 1) for part in value.split(',') if '=' in part).get('enabled', '0')
-    return enabled.strip().lower() in ('1', 'on', 'yes', 'true')
+    """Whether a VM config's ``agent`` property string enables the agent (its default key ``enabled``), read as the
+    vm family reads it (fields.PropertyString)."""
+    enabled = dict(AGENT_OPTION.pairs((config or {}).get('agent'))).get('enabled', '0')
+    return AGENT_OPTION.normal_item('enabled', enabled) == '1'
 
 
 def agent_connection_vars(row, params):
