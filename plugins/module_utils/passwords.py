@@ -16,16 +16,10 @@ __metaclass__ = type
 
 from ansible_collections.homeflare.proxmox.plugins.module_utils.credentials import PasswordTicket
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError, Refused
-from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import Plan, absent
+from ansible_collections.homeflare.proxmox.plugins.module_utils.secret_updates import SECRET_UPDATE, SecretUpdates
 
 PASSWORD_PATH = '/access/password'
-UPDATE_PASSWORD = dict(type='str', default='on_create', choices=['on_create', 'always'])
-
-
-def sets_password(declaration, raw):
-    """Whether this run sets the password of a found user (update_password=always)."""
-    return (declaration.state == 'present' and not absent(raw) and bool(declaration.values.get('password'))
-            and declaration.controls.get('update_password') == 'always')
+UPDATE_PASSWORD = SECRET_UPDATE
 
 
 class PasswordStore:
@@ -60,9 +54,11 @@ def confirmation_password(credentials):
     return None
 
 
-class PasswordFamily:
-    """Mixed into a user family before Family: the realm rule, update_password, the plan and the login check."""
+class PasswordFamily(SecretUpdates):
+    """Mixed into a user family before Family: the realm rule, update_password (the plan is SecretUpdates') and the
+    login check."""
 
+    secret_control = 'update_password'
     password_realm = None  # the one realm whose passwords the server keeps itself
     server = None
 
@@ -76,12 +72,6 @@ class PasswordFamily:
         if declaration.controls.get('update_password') == 'always' and not declaration.values.get('password'):
             raise DeclarationError('option update_password: always sets the password on every run, and no '
                                    'password is declared')
-
-    def plan(self, declaration, raw, batch=()):
-        the_plan = super(PasswordFamily, self).plan(declaration, raw, batch)
-        if sets_password(declaration, raw):
-            return Plan(the_plan.read, 'update', list(the_plan.changed) + ['password'])
-        return the_plan
 
     def check_plan(self, client, declaration, raw, the_plan):
         super(PasswordFamily, self).check_plan(client, declaration, raw, the_plan)
