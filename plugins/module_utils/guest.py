@@ -81,9 +81,13 @@ def guest_row(client, role, vmid):
     return next((row for row in cluster_guests(client, role) if str(row.get('vmid')) == str(vmid)), None)
 
 
+# The modules of the two guest types, as a declare batch names its entries.
+GUEST_MODULES = ('lxc', 'vm')
+
+
 def guest_declared(batch, vmid):
     """Whether the same ``declare`` creates (or keeps) guest ``vmid``: it writes guests before what lives on them."""
-    return any(entry.module in ('lxc', 'vm') and str(entry.declaration.ident['vmid']) == str(vmid)
+    return any(entry.module in GUEST_MODULES and str(entry.declaration.ident['vmid']) == str(vmid)
                and entry.declaration.state != 'absent' for entry in batch)
 
 
@@ -178,6 +182,16 @@ class Guest(Family):
 
     def check_template(self, declaration, raw):
         """Refuse a declared template (or clone source) other than the one the found guest was built from."""
+
+    def check_together(self, declaration, entries):
+        """A vmid is one guest in the whole cluster: declared again on another node, or as the other guest type, it
+        would be judged twice against two declarations (and the second judgement would undo the first's writes)."""
+        vmid = str(declaration.ident['vmid'])
+        for entry in entries:
+            if entry.declaration is not declaration and entry.module in GUEST_MODULES \
+                    and str(entry.declaration.ident['vmid']) == vmid:
+                raise DeclarationError('guest %s is also declared at %s (%s); a vmid names one guest in the cluster, '
+                                       'so declare it once' % (vmid, entry.label, entry.name))
 
     # -- options ---------------------------------------------------------------------------
     def object_spec(self):

@@ -18,11 +18,9 @@ __metaclass__ = type
 from ansible_collections.homeflare.proxmox.plugins.module_utils.fields import MISSING, Field, Text, perl_true_text
 from ansible_collections.homeflare.proxmox.plugins.module_utils.errors import DeclarationError, MissingReference
 from ansible_collections.homeflare.proxmox.plugins.module_utils.formats import why_not
-from ansible_collections.homeflare.proxmox.plugins.module_utils.guest import cluster_guests
+from ansible_collections.homeflare.proxmox.plugins.module_utils.guest import GUEST_MODULES, cluster_guests
 from ansible_collections.homeflare.proxmox.plugins.module_utils.reconcile import (
     Absence, Family, Listing, QueryStore, Where, absent)
-
-GUEST_MODULES = ('lxc', 'vm')
 
 
 class Members(Field):
