@@ -142,8 +142,8 @@ step_build() {
     rc=$?
     if ((rc == 0)); then
         ls -l "$out"/*.tar.gz
-        # What went into the artifact: the build must not ship tests/output, .venv*, scripts, ...
-        tar -tzf "$out"/homeflare-proxmox-*.tar.gz | grep -E '^(\.venv[^/]*|\.ci|scripts|tests/output|\.git)/' && rc=1
+        # What went into the artifact: the build must not ship tests/ (the suite, the simulator), .venv*, scripts, ...
+        tar -tzf "$out"/homeflare-proxmox-*.tar.gz | grep -E '^(\.venv[^/]*|\.ci|scripts|tests|\.git)/' && rc=1
     fi
     rm -rf "$out"
     return "$rc"

@@ -15,3 +15,6 @@ if COLLECTIONS not in sys.path:
 def pytest_configure(config):
     # scripts/compat.sh runs `pytest -m compat tests/integration` on the oldest and newest ansible-core.
     config.addinivalue_line('markers', 'compat: also run on every supported ansible-core (scripts/compat.sh)')
+    # never compat-marked: it brings its own ansible-core; `-m "not install"` leaves it out where PyPI is unreachable
+    config.addinivalue_line('markers', 'install: builds the artifact and runs it installed in a fresh virtualenv '
+                                       '(tests/integration/test_install.py)')
