@@ -65,7 +65,7 @@ mkdir -p "$site"
 chmod og-w "$site"  # antsibull-docs writes only into a directory writable by its owner alone
 antsibull-docs sphinx-init --use-current --squash-hierarchy --dest-dir "$site" \
     --project homeflare.proxmox --copyright 'homeflare.proxmox contributors' \
-    --title 'homeflare.proxmox' --html-short-title 'homeflare.proxmox' homeflare.proxmox
+    --title 'homeflare.proxmox' --html-short-title 'homeflare.proxmox' homeflare.proxmox >/dev/null  # its hint names build.sh
 cat >>"$site/conf.py" <<'EOF'
 
 # Added by scripts/docs.sh.
