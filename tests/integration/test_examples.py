@@ -226,7 +226,6 @@ def expected(tasks):
     """The names of the tasks that must report a result: all but blocks and those with a `when` of their own."""
     for task in tasks:
         if 'block' in task:
-            for name in expected(task['block']):
-                yield name
+            yield from expected(task['block'])
         elif 'when' not in task:
             yield task['name']
