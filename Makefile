@@ -1,13 +1,17 @@
 # The two commands the README gives: `make demo` and `make test`.
 # Both create or refresh the virtualenv in .venv themselves (scripts/venv.sh).
 
-.PHONY: demo test venv bench
+.PHONY: demo test venv bench docs
 
 demo:
 	bash scripts/demo.sh
 
 test:
 	bash scripts/test.sh
+
+# Optional, not a set-up command: the docs site, HTML in build/docs/ (scripts/docs.sh).
+docs:
+	bash scripts/docs.sh
 
 # Internal helper: create/refresh .venv only.
 venv:

@@ -7,6 +7,7 @@
 #   pytest   tests/integration + tests/unit, 2 workers (work stealing)
 #   compat   the `compat`-marked integration tests on ansible-core 2.17 and 2.21 (scripts/compat.sh)
 #   sanity   ansible-test sanity, every test, no ignore entries (scripts/sanity.sh)
+#   docs     antsibull-docs lint-collection-docs --plugin-docs: schema, markup, references (scripts/docs_lint.sh)
 #   lint     ansible-lint --profile production on roles/ and examples/
 #   build    ansible-galaxy collection build into a temporary directory
 #
@@ -19,7 +20,7 @@ cd "$repo" || exit 2
 export VENV=${VENV:-$repo/.venv}
 venv=$VENV
 
-all_steps=(venv pytest compat sanity lint build)
+all_steps=(venv pytest compat sanity docs lint build)
 if (($#)); then steps=("venv" "$@"); else steps=("${all_steps[@]}"); fi
 
 declare -A status=() took=()
@@ -99,6 +100,10 @@ step_compat() {
 
 step_sanity() {
     bash "$repo/scripts/sanity.sh"
+}
+
+step_docs() {
+    bash "$repo/scripts/docs_lint.sh"
 }
 
 step_lint() {

@@ -99,6 +99,7 @@ seealso:
 '''
 
 EXAMPLES = r'''
+# examples-test: skip it joins fresh nodes at their own addresses (tests/integration/test_day0_cluster.py runs it)
 - name: Three fresh nodes into one cluster
   homeflare.proxmox.cluster:
     api_host: 10.0.0.11

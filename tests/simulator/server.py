@@ -91,12 +91,14 @@ class Simulator:
     """
 
     def __init__(self, members=3, log_path=None, unauthorized_delay=0.0, hang_limit=600.0,
-                 bao_mount=DEFAULT_MOUNT, pbs_members=1, fresh=False):
+                 bao_mount=DEFAULT_MOUNT, pbs_members=1, fresh=False, node_names=None):
         if members < 1 or pbs_members < 1:
             raise ValueError("members and pbs_members must be >= 1")
         self.member_count = members
         # fresh: every member a standalone node as the installer leaves it, each answering for itself only
         self.fresh = fresh
+        # the nodes' names (node1, node2, ... unless given): pve1, pve2, ... for a playbook written for a real cluster
+        self.node_names = tuple(node_names) if node_names else None
         # addresses of the one backup server (a host reachable on two networks, say): one state, one log
         self.pbs_member_count = pbs_members
         self.log_path = log_path
@@ -137,13 +139,15 @@ class Simulator:
         self.tls_context = self.tls.server_context()
         self.token_secret = str(uuid.uuid4())
         self.root_password = secrets.token_urlsafe(12)
+        count = self.member_count if self.fresh else max(3, self.member_count)
+        nodes = list(self.node_names or [f"node{i + 1}" for i in range(count)])
+        if len(nodes) < count:
+            raise ValueError(f"node_names: {count} names needed")
         if self.fresh:
-            nodes = [f"node{i + 1}" for i in range(self.member_count)]
-            apis = [self._standalone_api(node, FRESH_IPS.format(11 + i)) for i, node in enumerate(nodes)]
+            apis = [self._standalone_api(node, FRESH_IPS.format(11 + i)) for i, node in enumerate(nodes[:count])]
             self.api = apis[0]
             self.state, self.authenticator = self.api.state, self.api.authenticator
         else:
-            nodes = [f"node{i + 1}" for i in range(max(3, self.member_count))]
             self.state = self._seeded(ClusterState(nodes))
             self.authenticator = Authenticator(self.state)
             self.api = PveApi(self)
