@@ -91,10 +91,16 @@ class Simulator:
     """
 
     def __init__(self, members=3, log_path=None, unauthorized_delay=0.0, hang_limit=600.0,
-                 bao_mount=DEFAULT_MOUNT, pbs_members=1, fresh=False):
+                 bao_mount=DEFAULT_MOUNT, pbs_members=1, fresh=False, nodes=None, minimal=False):
         if members < 1 or pbs_members < 1:
             raise ValueError("members and pbs_members must be >= 1")
+        if nodes is not None and (fresh or not nodes or len(nodes) < members):
+            raise ValueError("nodes: one name per member at least, and not with fresh")
         self.member_count = members
+        # the cluster's node names (default node1..nodeN, at least three); minimal: a state holding only what every
+        # PVE holds, not the demo objects (the rehearsal twin's base, twin.py)
+        self.node_names = list(nodes) if nodes is not None else None
+        self.minimal = minimal
         # fresh: every member a standalone node as the installer leaves it, each answering for itself only
         self.fresh = fresh
         # addresses of the one backup server (a host reachable on two networks, say): one state, one log
@@ -143,8 +149,8 @@ class Simulator:
             self.api = apis[0]
             self.state, self.authenticator = self.api.state, self.api.authenticator
         else:
-            nodes = [f"node{i + 1}" for i in range(max(3, self.member_count))]
-            self.state = self._seeded(ClusterState(nodes))
+            nodes = self.node_names or [f"node{i + 1}" for i in range(max(3, self.member_count))]
+            self.state = self._seeded(ClusterState(nodes, minimal=self.minimal))
             self.authenticator = Authenticator(self.state)
             self.api = PveApi(self)
             apis = [self.api] * self.member_count
@@ -283,9 +289,13 @@ class Simulator:
         with self._log_lock:
             return json.loads(json.dumps(self._log))
 
-    def clear_log(self):
+    def clear_log(self, file=False):
+        """Forget the requests so far; ``file``: the log file's lines too (the twin's seeding is not the user's)."""
         with self._log_lock:
             self._log = []
+            if file and self._log_file is not None:
+                self._log_file.seek(0)
+                self._log_file.truncate()
 
     def writes(self):
         return [e for e in self.log if e["method"] in ("POST", "PUT", "DELETE")
