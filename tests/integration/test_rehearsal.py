@@ -11,12 +11,15 @@ import time
 
 import yaml
 
-from conftest import REPO
+from conftest import REPO, connection
+from test_day0_declare import declare as day0_declare, prepare_apt, prepare_certificates
 from test_export import populated
 from test_pbs_families import backup_server_declaration, pbs_api, pbs_connection, role_task
+from test_storage_hw_families import as_root
 
 from simulator.fixtures import serve_process
 from simulator.server import is_dry_run
+from simulator.twin import seeded_simulator
 
 
 class Twin:
@@ -147,3 +150,21 @@ def test_a_backup_server_export_seeds_the_twin_s_backup_server(sim, playbook, tm
         assert run.rc == 0, run
         assert twin.writes() == []
         assert run.result()['objects'] == exported['objects']
+
+
+def test_the_day0_families_seed_too(sim, playbook, tmp_path):
+    """Subscriptions, certificates (their keys never read back), ACME accounts (registered with the twin's CA),
+    plugins (a secret mapping) and certificates ordered: each seeded and judged a match (in this process)."""
+    prepare_apt(sim)
+    prepare_certificates(sim)
+    day0_declare(sim, playbook)
+    run = playbook([{'name': 'Export', 'homeflare.proxmox.export': {}}], defaults=as_root(sim, connection(sim)))
+    assert run.rc == 0, run
+    exported = run.result(0)
+    assert {'subscription', 'certificate', 'acme_account', 'acme_plugin', 'acme_certificate'} <= set(exported['counts'])
+    destination = tmp_path / 'day0.json'
+    destination.write_text(json.dumps(exported))
+    twin, report = seeded_simulator([str(destination)])
+    twin.stop()
+    assert report['unseeded'] == [], report['unseeded']
+    assert report['seeded'] == exported['counts']
