@@ -91,14 +91,19 @@ class Simulator:
     """
 
     def __init__(self, members=3, log_path=None, unauthorized_delay=0.0, hang_limit=600.0,
-                 bao_mount=DEFAULT_MOUNT, pbs_members=1, fresh=False, node_names=None):
+                 bao_mount=DEFAULT_MOUNT, pbs_members=1, fresh=False, node_names=None, minimal=False):
         if members < 1 or pbs_members < 1:
             raise ValueError("members and pbs_members must be >= 1")
+        if node_names is not None and len(node_names) < members:
+            raise ValueError("node_names: one name per member at least")
         self.member_count = members
         # fresh: every member a standalone node as the installer leaves it, each answering for itself only
         self.fresh = fresh
-        # the nodes' names (node1, node2, ... unless given): pve1, pve2, ... for a playbook written for a real cluster
+        # the nodes' names: given, exactly those (pve1, ... for a playbook written for a real cluster; the
+        # rehearsal twin's export's); else node1..nodeN, at least three in a cluster
         self.node_names = tuple(node_names) if node_names else None
+        # minimal: a state holding only what every PVE holds, not the demo objects (the rehearsal twin's base)
+        self.minimal = minimal
         # addresses of the one backup server (a host reachable on two networks, say): one state, one log
         self.pbs_member_count = pbs_members
         self.log_path = log_path
@@ -141,14 +146,13 @@ class Simulator:
         self.root_password = secrets.token_urlsafe(12)
         count = self.member_count if self.fresh else max(3, self.member_count)
         nodes = list(self.node_names or [f"node{i + 1}" for i in range(count)])
-        if len(nodes) < count:
-            raise ValueError(f"node_names: {count} names needed")
         if self.fresh:
-            apis = [self._standalone_api(node, FRESH_IPS.format(11 + i)) for i, node in enumerate(nodes[:count])]
+            apis = [self._standalone_api(node, FRESH_IPS.format(11 + i))
+                    for i, node in enumerate(nodes[:self.member_count])]
             self.api = apis[0]
             self.state, self.authenticator = self.api.state, self.api.authenticator
         else:
-            self.state = self._seeded(ClusterState(nodes))
+            self.state = self._seeded(ClusterState(nodes, minimal=self.minimal))
             self.authenticator = Authenticator(self.state)
             self.api = PveApi(self)
             apis = [self.api] * self.member_count
@@ -287,9 +291,13 @@ class Simulator:
         with self._log_lock:
             return json.loads(json.dumps(self._log))
 
-    def clear_log(self):
+    def clear_log(self, file=False):
+        """Forget the requests so far; ``file``: the log file's lines too (the twin's seeding is not the user's)."""
         with self._log_lock:
             self._log = []
+            if file and self._log_file is not None:
+                self._log_file.seek(0)
+                self._log_file.truncate()
 
     def writes(self):
         return [e for e in self.log if e["method"] in ("POST", "PUT", "DELETE")

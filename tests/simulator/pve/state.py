@@ -65,8 +65,12 @@ def snapshot_names():
 class ClusterState:
     """Everything the cluster knows. Handlers read and write it under ``lock``."""
 
-    def __init__(self, node_names=("node1", "node2", "node3"), cluster_name="simcluster", node_ips=None):
+    def __init__(self, node_names=("node1", "node2", "node3"), cluster_name="simcluster", node_ips=None,
+                 minimal=False):
         self.lock = threading.RLock()
+        # minimal: only what every PVE holds (root@pam, the built-in realms and roles, the ``local`` storage, the
+        # installer's node files), none of the simulator's demo objects: the rehearsal twin's base (twin.py)
+        self.minimal = minimal
         # None: a standalone node, as the installer leaves it (no corosync.conf)
         self.cluster_name = cluster_name
         # repoid: `git rev-parse --short=16` since pve-manager 0e77456f (2023)
@@ -114,6 +118,8 @@ class ClusterState:
                                   "email": "root@localhost"}
         self.storage["local"] = {"type": "dir", "path": "/var/lib/vz",
                                  "content": {"iso", "vztmpl", "backup"}}
+        if self.minimal:
+            return
         self.storage["local-lvm"] = {"type": "lvmthin", "thinpool": "data", "vgname": "pve",
                                      "content": {"rootdir", "images"}}
 

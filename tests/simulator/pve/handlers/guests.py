@@ -626,15 +626,17 @@ FILE_VOLNAME = re.compile(r"^(?:iso|vztmpl|backup|snippets|import)/")
 
 
 def ensure_volumes(state):
-    """Seed local's templates and ISO the first time volumes are used. A node's own files go with their
-    storage's table: once ``volumes`` has none (a test cleared it), they are gone too."""
+    """Seed local's templates and ISO the first time volumes are used (a minimal state has none: a fresh
+    install's ``local`` is empty). A node's own files go with their storage's table: once ``volumes`` has none
+    (a test cleared it), they are gone too."""
     for tables in state.node_volumes.values():
         for sid in [sid for sid in tables if sid not in state.volumes]:
             del tables[sid]
     if "local" not in state.volumes and "local" in state.storage:
+        seeded = {} if state.minimal else SEED_VOLUMES
         state.volumes["local"] = {name: {"size": size, "vmid": None, "format": None,
                                          "content": name.split("/", 1)[0]}
-                                  for name, size in SEED_VOLUMES.items()}
+                                  for name, size in seeded.items()}
     return state.volumes
 
 

@@ -44,6 +44,9 @@ from .base import Result, route
 # "staged": epoch or None}}, each file an OrderedDict iface -> the options PVE's writer renders (values as
 # sent or as read from the file).
 register_slice("networks", dict, node_local=True)
+# node -> the names of its physical NICs, where a test or the rehearsal twin gave them (the hardware: PVE lists
+# NICs, it never creates one)
+register_slice("physical_nics", dict, node_local=True)
 # Fault knob (not a config file, so not in the snapshot): node -> exit status of its next network reload task
 # (PUT /nodes/{node}/network), e.g. "command 'ifreload -a' failed: exit code 1"; used once.
 register_slice("network_reload_failure", dict, snapshot=False)
@@ -135,14 +138,20 @@ def _netmask_bits(mask):
 # -- the node and its files -------------------------------------------------------------------------
 
 def _nics(state, node):
-    """The node's physical NICs: two on odd node ids, one on even ones."""
+    """The node's physical NICs: those ``state.physical_nics`` names, else two on odd node ids, one on even ones."""
+    if node in state.physical_nics:
+        return tuple(state.physical_nics[node])
     return ("eno1", "eno2") if state.nodes[node]["nodeid"] % 2 else ("eno1",)
 
 
 def _install_text(state, node):
-    """/etc/network/interfaces as the PVE installer leaves it."""
+    """/etc/network/interfaces as the PVE installer leaves it; a minimal state's holds the NICs only (the twin
+    declares its bridges)."""
     nics = _nics(state, node)
     nodeid = state.nodes[node]["nodeid"]
+    if state.minimal or not nics:
+        return HEADER + "auto lo\niface lo inet loopback\n\n" + "".join(
+            f"iface {nic} inet manual\n\n" for nic in nics) + "\n" + SOURCE_LINE
     text = f"{HEADER}auto lo\niface lo inet loopback\n\niface {nics[0]} inet manual\n\n"
     text += (f"auto vmbr0\niface vmbr0 inet static\n\taddress 192.168.100.{10 + nodeid}/24\n"
              f"\tgateway 192.168.100.1\n\tbridge-ports {nics[0]}\n\tbridge-stp off\n\tbridge-fd 0\n\n")
