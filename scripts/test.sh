@@ -7,7 +7,8 @@
 #   pytest   tests/integration + tests/unit, 2 workers (work stealing)
 #   compat   the `compat`-marked integration tests on ansible-core 2.17 and 2.21 (scripts/compat.sh)
 #   sanity   ansible-test sanity, every test, no ignore entries (scripts/sanity.sh)
-#   docs     antsibull-docs lint-collection-docs --plugin-docs: schema, markup, references (scripts/docs_lint.sh)
+#   docs     antsibull-docs lint-collection-docs --plugin-docs: schema, markup, references (scripts/docs_lint.sh),
+#            then the site `make docs` builds (scripts/docs.sh: any Sphinx warning, such as a broken guide, fails)
 #   lint     ansible-lint --profile production on roles/ and examples/
 #   build    ansible-galaxy collection build into a temporary directory
 #
@@ -103,7 +104,7 @@ step_sanity() {
 }
 
 step_docs() {
-    bash "$repo/scripts/docs_lint.sh"
+    bash "$repo/scripts/docs_lint.sh" && bash "$repo/scripts/docs.sh"
 }
 
 step_lint() {
