@@ -165,11 +165,13 @@ class Declare:
                     problems.append('%s: %s' % (label, exc))
                     continue
                 entry = Entry(module, target, index, params, declaration)
-                key = (module, target.name) + target.key(declaration.ident)
+                key = target.declared_key(module, declaration.ident)
                 if key in seen:
-                    problems.append('%s: %s is already declared at %s' % (label, entry.name, seen[key]))
+                    other_label, other_name = seen[key]
+                    problems.append('%s: %s is already declared at %s%s' % (
+                        label, entry.name, other_label, '' if other_name == entry.name else ' (%s)' % other_name))
                     continue
-                seen[key] = label
+                seen[key] = (label, entry.name)
                 declared.append(entry)
         for entry in declared:
             try:

@@ -183,15 +183,10 @@ class Guest(Family):
     def check_template(self, declaration, raw):
         """Refuse a declared template (or clone source) other than the one the found guest was built from."""
 
-    def check_together(self, declaration, entries):
+    def declared_key(self, module, ident):
         """A vmid is one guest in the whole cluster: declared again on another node, or as the other guest type, it
         would be judged twice against two declarations (and the second judgement would undo the first's writes)."""
-        vmid = str(declaration.ident['vmid'])
-        for entry in entries:
-            if entry.declaration is not declaration and entry.module in GUEST_MODULES \
-                    and str(entry.declaration.ident['vmid']) == vmid:
-                raise DeclarationError('guest %s is also declared at %s (%s); a vmid names one guest in the cluster, '
-                                       'so declare it once' % (vmid, entry.label, entry.name))
+        return ('guest', str(ident['vmid']))
 
     # -- options ---------------------------------------------------------------------------
     def object_spec(self):
@@ -338,7 +333,7 @@ class Guest(Family):
         self.check_template(declaration, raw)
         self.refuse_template_change(declaration, raw)
         the_plan = field_plan(self, declaration, raw)
-        current = self.current(raw)
+        current = self.current(raw, self.disks())
         resize, grow_only = [], []
         for field in self.disks():
             if field.option not in the_plan.changed:
@@ -446,7 +441,7 @@ class Guest(Family):
             else:
                 advice.append('%s (moved by HA or by hand): it was judged there and is not moved back; declare node: '
                               '%s, or migrate: true to move it to %s' % (what, raw.node, declared))
-        current = self.current(raw)
+        current = self.current(raw, self.disks())
         imports = ['%s (import-from=%s)' % (field.option, field.import_source(declaration.values[field.option]))
                    for field in self.disks()
                    if field.import_source(declaration.values.get(field.option)) and current.get(field.option)]

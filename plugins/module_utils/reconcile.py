@@ -291,6 +291,10 @@ class Task:
     def key(self, ident):
         return tuple(ident[field.option] for field in self.identity)
 
+    def declared_key(self, module, ident):
+        """What one ``declare`` task may declare once: an object of this module and scope with this identity."""
+        return (module, self.name) + self.key(ident)
+
     def check_together(self, declaration, entries):
         """Refuse, in ``declare`` before any request, a declaration that contradicts another one of the same task
         (``entries``: every valid entry), such as a guest's pool set both on the guest and in the pool's members
@@ -493,17 +497,18 @@ class Family(Task):
                 if field.compared and (field.option in declaration.values or field.managed_when_undeclared)
                 and (taken is None or field.wire == 'type' or field.wire in taken)]
 
-    def current(self, raw):
-        """Canonical live values of every readable field, from a raw read."""
+    def current(self, raw, fields=None):
+        """Canonical live values of every readable field (or of ``fields`` only: a guest has dozens, and a
+        judgement needs its managed ones), from a raw read."""
         view = self.view(raw)
         return dict((field.option, field.live(view.get(field.wire, MISSING)))
-                    for field in self.fields if field.compared)
+                    for field in (self.fields if fields is None else fields) if field.compared)
 
     def managed_view(self, ident, raw, managed):
         """Identity and the managed fields' live values: what a diff shows."""
         if absent(raw):
             return {}
-        current = self.current(raw)
+        current = self.current(raw, managed)
         view = dict(ident)
         view.update((field.option, current[field.option]) for field in managed)
         return view
@@ -649,7 +654,7 @@ def field_plan(family, declaration, raw):
         family.check_create(declaration)
         changed = [field.option for field in managed if not field.is_unset(declaration.desired(field))]
         return Plan(read, 'create', changed)
-    current = family.current(raw)
+    current = family.current(raw, managed)
     changed = [field.option for field in managed
                if not field.create_only and field.differs(declaration.desired(field), current[field.option])]
     family.check_found(declaration, raw, changed)

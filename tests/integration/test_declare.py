@@ -37,7 +37,7 @@ def test_bad_objects_fail_before_any_request_naming_each(sim, playbook):
     run = playbook([declare(objects)])
     assert run.rc != 0
     message = run.failed[0]['result']['msg']
-    assert message.startswith('11 declared object(s) are invalid; nothing was read or written.')
+    assert message.startswith('9 declared object(s) are invalid; nothing was read or written.')
     for part in ('objects: pools is not a module declare takes (acl, acme_account, acme_certificate, acme_plugin, '
                  'api_token, ',
                  'objects.pool[1]: option poolid:',
@@ -46,11 +46,8 @@ def test_bad_objects_fail_before_any_request_naming_each(sim, playbook):
                  'objects.user[1]: unsupported parameters: colour.',
                  'objects.storage[0]: option type is required with state=present',
                  'objects.acl[0]: must be a mapping of acl options',
-                 'objects.lxc[0]: guest 300 is also declared at objects.lxc[1] (CT 300 on node2); a vmid names one '
-                 'guest in the cluster, so declare it once',
-                 'objects.lxc[1]: guest 300 is also declared at objects.lxc[0] (CT 300 on node1)',
-                 'objects.lxc[2]: guest 301 is also declared at objects.vm[0] (VM 301 on node1)',
-                 'objects.vm[0]: guest 301 is also declared at objects.lxc[2] (CT 301 on node1)'):
+                 'objects.lxc[1]: CT 300 on node2 is already declared at objects.lxc[0] (CT 300 on node1)',
+                 'objects.vm[0]: VM 301 on node1 is already declared at objects.lxc[2] (CT 301 on node1)'):
         assert part in message, (part, message)
     assert sim.log == []
 
