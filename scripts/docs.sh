@@ -11,6 +11,8 @@
 #  4. the guides, docs/*.md as they are, next to those pages; Sphinx reads them with MyST
 #  5. sphinx-build into build/docs; any warning fails the build except references into
 #     docs.ansible.com's own pages, which cannot resolve without its (online) inventory
+#  6. every module page has its parameters, examples and return values; every plugin, role and
+#     guide has its page
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -96,6 +98,32 @@ if ! sphinx-build -b html -q -j 2 --keep-going -c "$site" -w "$warnings" "$site/
 fi
 if grep -vE "$ansible_refs" "$warnings" | grep .; then
     echo "docs: Sphinx warnings above" >&2
+    exit 1
+fi
+# --- 6. the pages are there ------------------------------------------------------
+# Every module's page shows its options, examples and return values; every other plugin and every role has its
+# page; every guide is a page. A build that silently lost one (a doc antsibull-docs skipped) fails here.
+missing=()
+for f in plugins/modules/*.py; do
+    page=$out/$(basename "$f" .py)_module.html
+    for section in parameters examples return-values; do
+        grep -q "id=\"$section\"" "$page" 2>/dev/null || missing+=("$page: $section")
+    done
+done
+for kind in inventory lookup connection callback; do
+    for f in plugins/"$kind"/*.py; do
+        [[ -f $f ]] || continue
+        [[ -f $out/$(basename "$f" .py)_$kind.html ]] || missing+=("$out/$(basename "$f" .py)_$kind.html")
+    done
+done
+for d in roles/*/; do
+    [[ -f $out/$(basename "$d")_role.html ]] || missing+=("$out/$(basename "$d")_role.html")
+done
+for f in docs/*.md; do
+    [[ -f $out/docsite/$(basename "$f" .md).html ]] || missing+=("$out/docsite/$(basename "$f" .md).html")
+done
+if ((${#missing[@]})); then
+    printf 'docs: missing from the site: %s\n' "${missing[@]}" >&2
     exit 1
 fi
 echo "docs: $(grep -cE "$ansible_refs" "$warnings") references into docs.ansible.com left unresolved (no network)"
