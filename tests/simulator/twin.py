@@ -192,7 +192,7 @@ class Twin:
             kept = []
             for index, options in enumerate(objects[module]):
                 label = "objects.%s[%d]" % (module, index)
-                options = self.typed_dummies(module, options)
+                options = self.typed_dummies(module, self.unaddressed(module, options))
                 problems = self.declare.DECLARE.validate({module: [options]})[1]
                 if problems:
                     self.refuse(module, label, problems[0].split(": ", 1)[-1])
@@ -200,6 +200,17 @@ class Twin:
                 kept.append(options)
             valid[module] = kept
         return valid
+
+    @staticmethod
+    def unaddressed(module, options):
+        """A cluster's members without their ``api_host``: those are production's addresses, which the cluster
+        module would contact (with the twin's root password) to judge each member. The twin's members answer
+        for the whole cluster, so its own connection reaches every node."""
+        if module != "cluster" or not isinstance(options, dict) or not isinstance(options.get("members"), list):
+            return options
+        members = [dict((key, value) for key, value in member.items() if key != "api_host")
+                   if isinstance(member, dict) else member for member in options["members"]]
+        return dict(options, members=members)
 
     def typed_dummies(self, module, options):
         """A secret's dummy in its option's type (an ACME plugin's ``data`` is a mapping)."""

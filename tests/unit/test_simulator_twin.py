@@ -131,3 +131,25 @@ def test_a_hand_written_export_seeds_a_twin_that_exports_it_back(tmp_path):
                                                 'cluster_options', 'firewall_options'}, objects
     finally:
         sim.stop()
+
+
+def test_an_exported_cluster_gives_the_twin_its_name_and_links(tmp_path):
+    # A real cluster's export names it and each member's corosync link; the twin takes both over (its members
+    # still listen on 127.0.0.1), so the cluster judges as a match. The members' api_host are production's
+    # addresses: the twin drops them, or judging the cluster would contact 10.0.0.11 (and fail unseeded).
+    cluster = {'name': 'prod', 'members': [
+        {'node': 'pve1', 'api_host': '10.0.0.11', 'links': ['10.10.0.11']},
+        {'node': 'pve2', 'api_host': '10.0.0.12', 'links': ['10.10.0.12']}]}
+    path = tmp_path / 'cluster.json'
+    path.write_text(json.dumps({'cluster': [cluster], 'pool': [{'poolid': 'lab'}]}))
+    sim, report = seeded_simulator([str(path)])
+    try:
+        assert report['unseeded'] == [], report['unseeded']
+        assert report['seeded'] == {'cluster': 1, 'pool': 1}
+        assert report['nodes'] == ['pve1', 'pve2']
+        status = ok(sim, 'GET', '/cluster/status')
+        assert [row['name'] for row in status if row['type'] == 'cluster'] == ['prod']
+        assert sorted((row['name'], row['ip']) for row in status if row['type'] == 'node') == [
+            ('pve1', '10.10.0.11'), ('pve2', '10.10.0.12')]
+    finally:
+        sim.stop()
