@@ -12,6 +12,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import binascii
+import contextlib
 import copy
 import os
 import re
@@ -271,6 +272,15 @@ class Reply:
         self.extras = extras
 
 
+class SharedReads:
+    """The answers a phase that writes nothing shares between the objects that read the same thing
+    (``Client.sharing_reads``); ``answers`` is None outside such a phase."""
+
+    def __init__(self):
+        self.answers = None
+        self.lock = threading.Lock()
+
+
 class Client:
     """One connection to one PVE cluster or PBS: members, verification, timeout and credentials."""
 
@@ -293,6 +303,8 @@ class Client:
         # threads reading at once mint or log in once, not once each.
         self._credential_lock = threading.Lock()
         self._threads = threading.local()
+        # A read phase's answers (sharing_reads), shared with the per-thread twins: copy.copy keeps this one object.
+        self._shared = SharedReads()
 
     def for_this_thread(self):
         """This client for the calling thread: the same members and credentials on a connection pool of the
@@ -304,6 +316,30 @@ class Client:
             twin.session.trust_env = False
             self._threads.client = twin
         return twin
+
+    @contextlib.contextmanager
+    def sharing_reads(self):
+        """Within it, a ``shared_get`` is sent once and its answer kept for the next caller: for a phase that writes
+        nothing (a declare's reads, where every guest-scoped firewall object locates its guest in the same
+        /cluster/resources). Outside it, ``shared_get`` is a plain ``get``."""
+        self._shared.answers = {}
+        try:
+            yield self
+        finally:
+            self._shared.answers = None
+
+    def shared_get(self, path, params=None, role='read'):
+        """A read whose answer a ``sharing_reads`` phase gives every caller; they read it and never change it."""
+        key = (path, tuple(sorted((params or {}).items())), role)
+        with self._shared.lock:
+            answers = self._shared.answers
+            if answers is not None and key in answers:
+                return answers[key]
+        data = self.get(path, params, role)
+        with self._shared.lock:
+            if self._shared.answers is not None:
+                self._shared.answers.setdefault(key, data)
+        return data
 
     def at(self, host):
         """A client for one server of its own (a node before it joins a cluster answers for itself only): the same

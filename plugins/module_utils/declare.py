@@ -264,7 +264,12 @@ class Declare:
                 entry.error = exc
 
     def plan_all(self, client, entries):
-        """Read each family once (its list) or per object, then plan every object; never writes."""
+        """Read each family once (its list) or per object, then plan every object; never writes, so the reads
+        many objects share (the guests' resource list) are sent once."""
+        with client.sharing_reads():
+            self.judge_all(client, entries)
+
+    def judge_all(self, client, entries):
         for module, _family in self.families:
             members = [entry for entry in entries if entry.module == module]
             # the module's family, or each scope's of a module over several (the cluster's aliases: one list read)

@@ -110,3 +110,24 @@ def test_what_guest_and_vnet_scopes_refuse_before_any_write(sim, playbook):
         result = results[str(index)]
         assert result.get('error') and message in result['msg'], (index, result)
     assert sim.writes() == []
+
+
+def test_a_declare_locates_every_guest_from_one_resource_list(sim, playbook):
+    # Each guest-scoped object finds its guest's type and node in /cluster/resources: a declare's reads write
+    # nothing, so they share one such read however many guests and objects it names.
+    api(sim, [('POST', '/nodes/node1/qemu', {'vmid': '100', 'name': 'web1'}),
+              ('POST', '/nodes/node2/lxc', {'vmid': '101', 'hostname': 'db1', 'storage': 'local-lvm',
+                                            'ostemplate': 'local:vztmpl/debian-12-standard_12.7-1_amd64.tar.zst'})])
+    objects = {
+        'firewall_options': [{'scope': 'vm', 'node': node, 'vmid': vmid, 'enable': True}
+                             for node, vmid in (('node1', 100), ('node2', 101))],
+        'firewall_alias': [{'scope': 'vm', 'node': node, 'vmid': vmid, 'name': 'self', 'cidr': '10.0.0.%d' % vmid}
+                           for node, vmid in (('node1', 100), ('node2', 101))],
+    }
+    sim.clear_log()
+    run = playbook([{'name': 'declare', 'homeflare.proxmox.declare': dict(objects=objects, **connection(sim))}],
+                   check=True)
+    assert run.rc == 0, run
+    assert run.results[0]['result']['summary']['judged'] == 4
+    assert [entry['path'] for entry in sim.log if entry['method'] == 'GET'].count('/cluster/resources') == 1
+    assert sim.writes() == []

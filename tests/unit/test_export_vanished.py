@@ -15,6 +15,9 @@ class ListedThenGone:
     def for_this_thread(self):
         return self
 
+    def shared_get(self, path, params=None, role='read'):
+        return self.get(path, params, role)  # the real client sends it once per declare's reads (sharing_reads)
+
     def get(self, path, params=None, role='read'):
         self.calls.append(('GET', path))
         if path == '/nodes':

@@ -41,6 +41,9 @@ class FakeClient:
             raise self.missing
         return [self.objects[item]] if item != path else self.objects[item]
 
+    def shared_get(self, path, params=None, role='read'):
+        return self.get(path, params, role)  # the real client sends it once per declare's reads (sharing_reads)
+
     def _write(self, method, path, form, role):
         self.calls.append((method, path, form, role))
         self._fail(method, path)

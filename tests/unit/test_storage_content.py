@@ -90,6 +90,9 @@ class Cluster:
             raise error
 
     # -- the client's verbs ----------------------------------------------------------------------------------
+    def shared_get(self, path, params=None, role='read'):
+        return self.get(path, params, role)  # the real client sends it once per declare's reads (sharing_reads)
+
     def get(self, path, params=None, role='read'):
         self.calls.append(('GET', path, params))
         self.roles.append((path, role))
