@@ -107,9 +107,10 @@ echo "######## 4/7 drift made behind Ansible's back, through the API"
 "$venv/bin/python" scripts/demo_drift.py
 step "5/7 verify: --check --diff names the drifted fields and writes nothing" --check --diff
 # The CI gate: the same check with cluster_fail_on_drift must exit non-zero, and the drift report
-# callback writes what it judged as JSON.
+# callback writes what it judged as JSON, JUnit XML and a Markdown summary.
 gate_rc=0
 ANSIBLE_CALLBACKS_ENABLED=homeflare.proxmox.drift_report HOMEFLARE_DRIFT_REPORT=$work/drift-report.json \
+    HOMEFLARE_DRIFT_REPORT_JUNIT=$work/drift-report.xml HOMEFLARE_DRIFT_REPORT_MARKDOWN=$work/drift-report.md \
     step "6/7 gate: --check with cluster_fail_on_drift=true fails on drift (the CI gate)" \
     --check -e cluster_fail_on_drift=true || gate_rc=$?
 if ((gate_rc == 0)); then
@@ -118,6 +119,8 @@ if ((gate_rc == 0)); then
 fi
 echo "demo: the gate failed as it should (exit $gate_rc); $work/drift-report.json summary:"
 "$venv/bin/python" -c 'import json, sys; print(json.load(open(sys.argv[1]))["summary"])' "$work/drift-report.json"
+echo "demo: the same as a CI job summary ($work/drift-report.md; JUnit XML for the CI's test view in $work/drift-report.xml):"
+cat "$work/drift-report.md"
 step "7/7 repair: one write per drifted object" --diff
 echo
 echo "demo: done"
