@@ -34,6 +34,15 @@ def without_create_missing(options):
     return dict((key, value) for key, value in options.items() if key != 'create_missing')
 
 
+def export_with_the_example(playbook, destination):
+    """examples/export.yml as a user runs it, writing the declaration to ``destination``; the run."""
+    with open(os.path.join(REPO, 'examples', 'export.yml')) as handle:
+        play = yaml.safe_load(handle)[0]
+    run = playbook(play['tasks'], play_extra={'vars': dict(play['vars'], export_destination=str(destination))})
+    assert run.rc == 0, run
+    return run
+
+
 def populated(sim, playbook):
     """Every PVE family's matrix object, declared in one task (root's password: the OSD needs it), plus a CIFS
     storage made through the API. Returns the declared objects."""
@@ -227,11 +236,8 @@ def test_a_backup_server_exports_as_a_declaration_the_role_applies_as_a_no_op(si
 
 def test_the_cluster_role_takes_the_export_unchanged_and_the_example_writes_it(sim, playbook, tmp_path):
     populated(sim, playbook)
-    with open(os.path.join(REPO, 'examples', 'export.yml')) as handle:
-        play = yaml.safe_load(handle)[0]
     destination = tmp_path / 'cluster.yml'
-    run = playbook(play['tasks'], play_extra={'vars': dict(play['vars'], export_destination=str(destination))})
-    assert run.rc == 0, run
+    run = export_with_the_example(playbook, destination)
     written = yaml.safe_load(destination.read_text())
     assert set(written) == {'cluster_objects'} and written['cluster_objects']['pool'] == [FOUNDATION['pool']['args']]
 

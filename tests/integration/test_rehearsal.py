@@ -6,14 +6,13 @@ backup server's export.
 
 import copy
 import json
-import os
 import time
 
 import yaml
 
 from conftest import REPO, connection
 from test_day0_declare import declare as day0_declare, prepare_apt, prepare_certificates
-from test_export import populated
+from test_export import export_with_the_example, populated
 from test_pbs_families import backup_server_declaration, pbs_api, pbs_connection, role_task
 from test_storage_hw_families import as_root
 
@@ -75,12 +74,8 @@ def assert_every_family_seeded(twin, exported):
 
 def test_a_cluster_export_seeds_a_twin_that_takes_the_declaration_as_a_no_op(sim, playbook, tmp_path):
     populated(sim, playbook)
-    with open(os.path.join(REPO, 'examples', 'export.yml')) as handle:
-        play = yaml.safe_load(handle)[0]
     destination = tmp_path / 'cluster.yml'
-    run = playbook(play['tasks'], play_extra={'vars': dict(play['vars'], export_destination=str(destination))})
-    assert run.rc == 0, run
-    exported = run.result(0)
+    exported = export_with_the_example(playbook, destination).result(0)
     variables = secret_variables(exported)
 
     started = time.monotonic()
