@@ -83,7 +83,7 @@ from ansible.module_utils.common.text.converters import to_text
 from ansible.plugins.callback import CallbackBase
 
 from ansible_collections.homeflare.proxmox.plugins.plugin_utils.drift_formats import (
-    junit_xml, markdown_summary, object_label)
+    junit_xml, markdown_summary, object_label, plan_text, summarize, verdict)
 
 COLLECTION_PREFIX = 'homeflare.proxmox.'
 BATCH_MODULE = 'declare'
@@ -92,10 +92,6 @@ REPORT_VERSION = 1
 # How many not-matching objects the printed table lists before pointing at the report.
 TABLE_LIMIT = 20
 MSG_LIMIT = 160
-# A judged row's bucket by its plan's action: a guest to power on or off, and staged changes an apply would make
-# live (or revert), are drift too.
-VERDICTS = {'none': 'matched', 'update': 'drifted', 'delete': 'drifted', 'create': 'missing', 'power': 'drifted',
-            'apply': 'drifted', 'revert': 'drifted'}
 
 
 def _short_text(value, limit=MSG_LIMIT):
@@ -110,28 +106,6 @@ def _field_names(value):
     if not isinstance(value, (list, tuple)):
         return []
     return [to_text(name) for name in value]
-
-
-def verdict(row):
-    """The summary bucket of one row: failed, hidden, skipped, matched, drifted, missing or unjudged."""
-    if row.get('failed'):
-        return 'failed'
-    if row.get('hidden'):
-        return 'hidden'
-    if row.get('skipped'):
-        return 'skipped'
-    return VERDICTS.get(row.get('action'), 'unjudged')
-
-
-def summarize(rows):
-    counts = dict(judged=0, matched=0, drifted=0, missing=0, failed=0, hidden=0, skipped=0)
-    for row in rows:
-        bucket = verdict(row)
-        if bucket in counts:
-            counts[bucket] += 1
-        if bucket in ('matched', 'drifted', 'missing', 'failed'):
-            counts['judged'] += 1
-    return counts
 
 
 class CallbackModule(CallbackBase):
@@ -321,11 +295,7 @@ class CallbackModule(CallbackBase):
             lines[-1] += '  (not judged: %s)' % ', '.join(extra)
         listed = [row for row in document['objects'] if row['verdict'] in ('drifted', 'missing', 'failed')]
         for row in listed[:TABLE_LIMIT]:
-            if row['verdict'] == 'failed':
-                detail = row.get('msg') or 'failed'
-            else:
-                detail = '%s %s' % (row['action'], ', '.join(row['changed']) or '-')
-            lines.append('  %-8s %s: %s' % (row['verdict'], self._describe(row), _short_text(detail)))
+            lines.append('  %-8s %s: %s' % (row['verdict'], self._describe(row), _short_text(plan_text(row))))
         if len(listed) > TABLE_LIMIT:
             lines.append('  ... and %d more in the report' % (len(listed) - TABLE_LIMIT))
         return lines

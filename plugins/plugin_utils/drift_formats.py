@@ -1,8 +1,9 @@
 # -*- coding: utf-8 -*-
 # Copyright (c) 2026 homeflare.proxmox contributors
 # GNU General Public License v3.0+ (see LICENSE or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The drift report's other renderings, apart from Ansible: JUnit XML and a Markdown summary of the report document
-the ``drift_report`` callback builds (``summary`` and ``objects``, one row per judged object).
+"""The drift report's verdicts and its renderings, apart from Ansible: each row's bucket and the summary's counts,
+and JUnit XML and a Markdown summary of the report document the ``drift_report`` callback builds (``summary`` and
+``objects``, one row per judged object).
 
 Both are made from the rows alone, which hold names, verdicts and field names, never a value, a diff or a module
 argument; what the JSON report may not hold, they cannot hold either.
@@ -22,6 +23,32 @@ SUMMARY_COLUMNS = ('judged', 'matched', 'drifted', 'missing', 'failed')
 # Characters a Markdown table cell must escape to stay literal text: the cell separator, emphasis, code, links,
 # raw HTML and entities. CommonMark takes a backslash before any ASCII punctuation as that character.
 MARKDOWN_SPECIAL = frozenset('\\`*_[]<>|~&#!')
+# A judged row's bucket by its plan's action: a guest to power on or off, and staged changes an apply would make
+# live (or revert), are drift too.
+VERDICTS = {'none': 'matched', 'update': 'drifted', 'delete': 'drifted', 'create': 'missing', 'power': 'drifted',
+            'apply': 'drifted', 'revert': 'drifted'}
+
+
+def verdict(row):
+    """The summary bucket of one row: failed, hidden, skipped, matched, drifted, missing or unjudged."""
+    if row.get('failed'):
+        return 'failed'
+    if row.get('hidden'):
+        return 'hidden'
+    if row.get('skipped'):
+        return 'skipped'
+    return VERDICTS.get(row.get('action'), 'unjudged')
+
+
+def summarize(rows):
+    counts = dict(judged=0, matched=0, drifted=0, missing=0, failed=0, hidden=0, skipped=0)
+    for row in rows:
+        bucket = verdict(row)
+        if bucket in counts:
+            counts[bucket] += 1
+        if bucket in ('matched', 'drifted', 'missing', 'failed'):
+            counts['judged'] += 1
+    return counts
 
 
 def object_label(row):
@@ -59,13 +86,9 @@ def families(rows):
 
 
 def family_counts(rows):
-    counts = dict((column, 0) for column in SUMMARY_COLUMNS + ('not judged',))
-    for row in rows:
-        if row['verdict'] in NOT_JUDGED:
-            counts['not judged'] += 1
-        elif row['verdict'] in counts:
-            counts[row['verdict']] += 1
-            counts['judged'] += 1
+    """The summary's counts of ``rows``, with the ones counted but not judged (hidden, skipped) in one column."""
+    counts = summarize(rows)
+    counts['not judged'] = sum(counts.pop(bucket) for bucket in NOT_JUDGED)
     return counts
 
 
